@@ -1,0 +1,1 @@
+"""Benchmarks: run each with ``python -m bench.<name>``; they print their figures."""

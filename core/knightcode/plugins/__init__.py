@@ -1,0 +1,1 @@
+"""The plugin host: discovery, loading, blocking, failure isolation, dispatch and hot reload."""
