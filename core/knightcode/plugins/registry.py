@@ -76,13 +76,14 @@ class Registrations:
 
     def by_hook(self, hook: str) -> NamedRegistry[Any]:
         """The registry filled by a registration hook."""
-        return {
+        registries: dict[str, NamedRegistry[Any]] = {
             "register_tools": self.tools,
             "register_commands": self.commands,
             "register_providers": self.providers,
             "register_flags": self.flags,
             "register_shortcuts": self.shortcuts,
-        }[hook]
+        }
+        return registries[hook]
 
 
 def build_definition(hook: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
