@@ -154,22 +154,25 @@ def test_symlinked_files_are_hashed_by_content(
     assert store.status(project_dir) == TrustStatus("changed", ["extensions/tool.py (modified)"])
 
 
-def test_symlinked_directories_are_not_followed(
+def test_symlinked_directories_are_followed_so_edits_behind_them_withdraw_trust(
     project_dir: Path, agent_dir: Path, config: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "outside"
     put(outside / "a.py", "v1")
     (config / "extensions").mkdir(parents=True)
     (config / "extensions" / "linked").symlink_to(outside, target_is_directory=True)
-    assert list(fingerprint(config)) == ["extensions/linked"]
+    assert list(fingerprint(config)) == ["extensions/linked/a.py"]
     store = TrustStore(agent_dir)
     store.trust(project_dir)
     put(outside / "a.py", "v2")
     put(outside / "b.py")
-    assert store.status(project_dir).state == "trusted"
-    (config / "extensions" / "linked").unlink()
-    (config / "extensions" / "linked").symlink_to(tmp_path, target_is_directory=True)
-    assert store.status(project_dir).changed == ["extensions/linked (modified)"]
+    assert store.status(project_dir).changed == ["extensions/linked/a.py (modified)", "extensions/linked/b.py (added)"]
+
+
+def test_a_symlink_cycle_is_walked_once(project_dir: Path, config: Path) -> None:
+    put(config / "extensions" / "pkg" / "a.py", "x")
+    (config / "extensions" / "pkg" / "loop").symlink_to(config / "extensions", target_is_directory=True)
+    assert list(fingerprint(config)) == ["extensions/pkg/a.py"]
 
 
 def test_approve_trusts_this_run_without_recording(

@@ -34,11 +34,8 @@ TrustState = Literal["none", "trusted", "untrusted", "changed"]
 def _digest(path: Path) -> str | None:
     """sha256 of a file's contents, or None when there is no readable file at ``path``.
 
-    A symlinked file is hashed by its target's contents (that is what gets loaded); a symlinked
-    directory by where it points, since its tree is outside what we walk.
+    A symlinked file is hashed by its target's contents: that is what gets loaded.
     """
-    if path.is_symlink() and path.is_dir():
-        return hashlib.sha256(f"symlink:{os.readlink(path)}".encode()).hexdigest()
     hasher = hashlib.sha256()
     try:
         with path.open("rb") as handle:
@@ -54,19 +51,25 @@ def _digest(path: Path) -> str | None:
 def _tree_entries(config_dir: Path, name: str) -> Iterator[Path]:
     """Every file under ``config_dir/name``, recursively, without Python bytecode.
 
-    ``os.walk`` does not descend into symlinked directories, so a link cannot pull an outside
-    tree into the fingerprint; the link itself is yielded and hashed by its target path.
+    Symlinked directories are followed: an extension folder linked to elsewhere in the repository
+    runs that code, so an edit there must withdraw trust like an edit here. Each real directory is
+    walked once, so a link cycle cannot loop.
     """
     tree = config_dir / name
-    if tree.is_symlink() or not tree.is_dir():
+    if not tree.is_dir():
         yield tree
         return
-    for dirpath, dirnames, filenames in os.walk(tree):
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(tree, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
         here = Path(dirpath)
         # Importing an extension writes __pycache__; that must not withdraw trust.
-        dirnames[:] = [entry for entry in dirnames if entry != "__pycache__"]
-        yield from (here / entry for entry in dirnames if (here / entry).is_symlink())
-        yield from (here / entry for entry in filenames if not entry.endswith(".pyc"))
+        dirnames[:] = sorted(entry for entry in dirnames if entry != "__pycache__")
+        yield from (here / entry for entry in sorted(filenames) if not entry.endswith(".pyc"))
 
 
 def fingerprint(project_config_dir: Path) -> dict[str, str]:
