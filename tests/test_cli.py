@@ -76,17 +76,28 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> 
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-@pytest.mark.parametrize(
-    ("args", "described"),
-    [([], "interactive mode"), (["-p", "hi"], "print mode (-p / --mode text)"), (["--mode", "json", "hi"], "--mode json"), (["--mode", "rpc"], "--mode rpc")],
-)
+@pytest.mark.parametrize(("args", "described"), [([], "interactive mode"), (["--mode", "rpc"], "--mode rpc")])
 def test_modes_not_built_yet_say_so(args: list[str], described: str) -> None:
     result = run(*args)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        f"knightcode: error: {described} is not available in knightcode 0.1.0 yet (the agent and its modes are not built); "
-        "'knightcode config' and 'knightcode trust' work today"
+        f"knightcode: error: {described} is not available in knightcode 0.1.0 yet; use -p or --mode json"
     )
+
+
+def test_print_without_a_model_is_a_clear_configuration_error(agent_dir: Path) -> None:
+    env_clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = subprocess.run([sys.executable, "-m", "knightcode", "-p", "hi"], capture_output=True, text=True,
+                            input="", check=False, env=env_clean)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("knightcode: error: no model available: set an API key")
+
+
+def test_print_mode_needs_a_message() -> None:
+    result = run("-p")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "knightcode: error: --mode text needs a message (or piped input on stdin)"
 
 
 def test_model_splitting() -> None:
@@ -238,5 +249,5 @@ def test_plugin_flags_parse_and_unknown_flags_fail(tmp_path: Path) -> None:
     assert "registers flag --model, which knightcode already has; ignored" in help_text.stderr
     without = run("--plan")
     assert without.returncode == 2 and "No such option '--plan'" in without.stderr
-    with_ext = run("-e", str(ext), "--plan", "-p", "hi")
-    assert with_ext.returncode == 2 and "print mode" in with_ext.stderr  # parsed; the mode itself is not built yet
+    with_ext = run("-e", str(ext), "--plan", "--mode", "rpc")
+    assert with_ext.returncode == 2 and "--mode rpc is not available" in with_ext.stderr  # the flag parsed

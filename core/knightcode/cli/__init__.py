@@ -30,7 +30,7 @@ def run(args: list[str]) -> int:
         else:
             from knightcode.cli.main_command import run_main
 
-            run_main(args)
+            return run_main(args)
         return 0
     except SettingsError as error:
         _print_error(str(error))

@@ -112,8 +112,6 @@ def make_request(params: dict[str, Any]) -> RunRequest:
         mode = "interactive"
     if mode == "rpc" and messages:
         raise UsageError("--mode rpc takes no messages on the command line; send 'prompt' commands on stdin")
-    if mode in ("text", "json") and not messages and sys.stdin is not None and sys.stdin.isatty():
-        raise UsageError(f"--mode {mode} needs a message (or piped input on stdin)")
     provider, model = split_model(params["provider"], params["model"])
     # Flag names may hold dashes, which click turns into underscores in the parameter name.
     flags = {key[len(FLAG_PREFIX):].replace("_", "-"): value for key, value in params.items() if key.startswith(FLAG_PREFIX)}
@@ -243,28 +241,52 @@ def warn(message: str) -> None:
     print(f"knightcode: warning: {message}", file=sys.stderr)
 
 
-def run_main(args: list[str]) -> None:
-    """Parse ``args`` with the plugins loaded and start the requested mode."""
+def run_main(args: list[str]) -> int:
+    """Parse ``args`` with the plugins loaded and start the requested mode; returns the exit status."""
     plan, host = load_plugins(args)
     command = build_command(host)
     if host is not None:
         for message in [*host.warnings, *host.registrations.conflicts]:
             warn(message)
+        host.warnings.clear()
     request = command.main(args, prog_name="knightcode", standalone_mode=False)
     if request is None or isinstance(request, int):
-        return  # --help or --version already answered
-    if host is not None:
-        host.flag_values.update(request.plugin_flags)
-    start(request, host)
+        return 0  # --help or --version already answered
+    assert plan is not None and host is not None
+    host.flag_values.update(request.plugin_flags)
+    return start(request, host, plan)
 
 
-def start(request: RunRequest, host: "PluginHost | None") -> None:
+def read_piped_stdin() -> str | None:
+    """What was piped to stdin, for ``-p`` without a message (None for a terminal or nothing)."""
+    stream = sys.stdin
+    if stream is None or stream.closed or stream.isatty():
+        return None
+    try:
+        text = stream.read()
+    except (OSError, ValueError):
+        return None
+    return text if text.strip() else None
+
+
+def start(request: RunRequest, host: "PluginHost", plan: "LoadPlan") -> int:
     """Hand the request to its mode."""
-    described = {
-        "interactive": "interactive mode",
-        "text": "print mode (-p / --mode text)",
-    }.get(request.mode, f"--mode {request.mode}")
+    if request.mode in ("text", "json"):
+        import asyncio
+
+        from knightcode.modes.attachments import split_arguments
+        from knightcode.modes.print_mode import run_print_session
+
+        prompts = split_arguments(list(request.messages), Path.cwd())
+        piped = read_piped_stdin()
+        if piped is not None:
+            # Piped input leads the first message, like a file attached to it.
+            first = prompts.messages[0] if prompts.messages else ""
+            prompts.messages[:1] = [piped + ("\n\n" + first if first else "")]
+        if not prompts.messages:
+            raise UsageError(f"--mode {request.mode} needs a message (or piped input on stdin)")
+        return asyncio.run(run_print_session(request, host, plan, prompts))
+    described = {"interactive": "interactive mode"}.get(request.mode, f"--mode {request.mode}")
     raise NotAvailableError(
-        f"{described} is not available in knightcode {__version__} yet (the agent and its modes are not built); "
-        "'knightcode config' and 'knightcode trust' work today"
+        f"{described} is not available in knightcode {__version__} yet; use -p or --mode json"
     )

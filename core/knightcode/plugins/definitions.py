@@ -74,6 +74,9 @@ class ToolDefinition:
         beside other tools of the same assistant message
     :param prompt_snippet: one line for the system prompt's tool list
     :param prompt_guidelines: extra guideline bullets for the system prompt
+    :param prepare_arguments: ``prepare_arguments(args) -> args``, run on the raw arguments
+        *before* they are validated against ``parameters``, to accept legacy or sloppy forms a
+        strict schema would reject (the edit tool folds ``oldText``/``newText`` into ``edits``)
     """
 
     name: str
@@ -84,6 +87,7 @@ class ToolDefinition:
     execution_mode: Literal["parallel", "sequential"] = "parallel"
     prompt_snippet: str | None = None
     prompt_guidelines: tuple[str, ...] = ()
+    prepare_arguments: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,8 @@ class AssistantMessage(TypedDict):
     provider: str
     model: str
     usage: Usage
-    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"]
+    # "pending" only while streaming: a stored message always has its final reason.
+    stopReason: Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
     timestamp: int
     errorMessage: NotRequired[str]
     responseId: NotRequired[str]

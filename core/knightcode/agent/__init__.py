@@ -1,0 +1,1 @@
+"""The agent: the turn loop, tool execution, and ``AgentSession`` tying them to a session file."""

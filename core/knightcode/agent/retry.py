@@ -1,0 +1,44 @@
+"""Deciding whether a failed assistant attempt is retried, and how long to wait first."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """``retry.*`` settings: on/off, attempts, and the exponential backoff's base and cap."""
+
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_delay_ms: int = 60000
+
+
+def retry_delay_ms(settings: RetrySettings, attempt: int, retry_after_ms: float | None) -> int:
+    """``base * 2^(attempt-1)``, capped, or the server's ``Retry-After`` when that is longer."""
+    delay = settings.base_delay_ms * (2 ** (attempt - 1))
+    if settings.max_delay_ms:
+        delay = min(delay, settings.max_delay_ms)
+    if retry_after_ms is not None and retry_after_ms > delay:
+        delay = int(retry_after_ms)
+    return int(delay)
+
+
+async def sleep_unless_aborted(delay_ms: int, signal: asyncio.Event) -> bool:
+    """Wait ``delay_ms``; returns False at once when ``signal`` is set meanwhile."""
+    try:
+        await asyncio.wait_for(signal.wait(), delay_ms / 1000)
+    except asyncio.TimeoutError:
+        return True
+    return False
+
+
+def last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last assistant message of a run."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return dict(message) if not isinstance(message, dict) else message
+    return None

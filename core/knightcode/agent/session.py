@@ -1,0 +1,432 @@
+"""``AgentSession``: the agent loop bound to a session file, settings, model and plugins.
+
+It owns the conversation state (the messages the model sees), persists every message as it
+completes, forwards events to plugin hooks and to subscribers (the JSON/RPC writers, the UI),
+and adds what a single loop run does not do: automatic retry of transient provider errors,
+queued steering and follow-up messages, overflow recovery through the compaction hook, and the
+``agent_settled`` record that says no automatic work remains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, cast
+
+from knightcode.agent.hook_bridge import HookBridge
+from knightcode.agent.llm_context import to_provider_messages
+from knightcode.agent.loop import run_agent_loop, run_agent_loop_continue
+from knightcode.agent.loop_types import Event, LoopConfig, Message
+from knightcode.agent.queues import MessageQueues, Mode
+from knightcode.agent.retry import RetrySettings, last_assistant, retry_delay_ms, sleep_unless_aborted
+from knightcode.errors import KnightcodeError
+from knightcode.plugins.definitions import ToolDefinition
+
+if TYPE_CHECKING:
+    from knightcode.llm.registry import ModelRegistry
+    from knightcode.llm.types import Model
+    from knightcode.plugins.context import ExtensionContext
+    from knightcode.plugins.host import PluginHost
+    from knightcode.session.manager import SessionManager
+
+Listener = Callable[[Event], None]
+
+
+class AgentBusyError(KnightcodeError):
+    """A prompt arrived while the agent is working and no queueing behaviour was given."""
+
+
+@dataclass
+class AgentSessionOptions:
+    """What an :class:`AgentSession` is built from.
+
+    :param cwd: the project directory
+    :param agent_dir: the agent directory
+    :param session: the session file (or an in-memory one for ``--no-session``)
+    :param models: the model registry (providers, keys, streaming)
+    :param model: the model to talk to
+    :param tools: the active tools by name
+    :param system_prompt: the assembled system prompt
+    :param host: the plugin host (None: no plugins)
+    :param tool_context: builds the ``ctx`` passed to a tool for one call
+    :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
+    :param retry: retry settings
+    :param steering_mode: ``one-at-a-time`` or ``all``
+    :param follow_up_mode: ``one-at-a-time`` or ``all``
+    :param tool_timeout_ms: default per-call tool timeout
+    """
+
+    cwd: Path
+    agent_dir: Path
+    session: "SessionManager"
+    models: "ModelRegistry"
+    model: "Model"
+    tools: dict[str, ToolDefinition]
+    system_prompt: str
+    host: "PluginHost | None" = None
+    tool_context: Callable[[str, asyncio.Event], Any] | None = None
+    thinking_level: str = "off"
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    steering_mode: Mode = "one-at-a-time"
+    follow_up_mode: Mode = "one-at-a-time"
+    tool_timeout_ms: int | None = None
+    idle_timeout_ms: int = 300000
+
+
+class AgentSession:
+    """One conversation: prompt it, steer it, abort it, subscribe to its events."""
+
+    def __init__(self, options: AgentSessionOptions) -> None:
+        self.options = options
+        self.cwd = options.cwd
+        self.session = options.session
+        self.models = options.models
+        self.model = options.model
+        self.thinking_level = options.thinking_level
+        self.tools = options.tools
+        self.system_prompt = options.system_prompt
+        self.host = options.host
+        self.retry = options.retry
+        self.messages: list[Message] = list(self.session.build_context().messages)  # type: ignore[arg-type]
+        self.queues = MessageQueues(self._queue_changed, options.steering_mode, options.follow_up_mode)
+        self._listeners: list[Listener] = []
+        self._hooks = HookBridge(self.host)
+        self._signal = asyncio.Event()
+        self._running: asyncio.Task[None] | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._retry_attempt = 0
+        self._retry_after_ms: float | None = None
+        self._aborted = False
+        self._overflow_attempted = False
+        self._record_model_and_thinking()
+
+    # --- state ----------------------------------------------------------------------------
+
+    @property
+    def is_streaming(self) -> bool:
+        """Whether a run (including its retries and queued work) is in progress."""
+        return not self._idle.is_set()
+
+    @property
+    def ctx(self) -> "ExtensionContext | None":
+        return self.host.context if self.host is not None else None
+
+    def _record_model_and_thinking(self) -> None:
+        """Write ``model_change``/``thinking_level_change`` entries when the session's recorded
+        state differs from what this run uses (a new session records both)."""
+        context = self.session.build_context()
+        if not self.session.get_entries():
+            # A new session starts by recording both, as the reference tool's files do.
+            self.session.append_model_change(self.model.provider, self.model.id)
+            self.session.append_thinking_level_change(self.thinking_level)
+            return
+        recorded = context.model
+        if recorded is None or (recorded.provider, recorded.model_id) != (self.model.provider, self.model.id):
+            self.session.append_model_change(self.model.provider, self.model.id)
+        if context.thinking_level != self.thinking_level:
+            self.session.append_thinking_level_change(self.thinking_level)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every session event; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def publish(self, event: Event) -> None:
+        """Send a session-level event (retry, queue, settle …) to the subscribers."""
+        for listener in self._listeners:
+            listener(event)
+
+    async def _emit(self, event: Event) -> None:
+        kind = event["type"]
+        if kind == "message_end":
+            self.session.append_message(event["message"])
+        elif kind == "agent_end":
+            event["willRetry"] = self._will_retry(event["messages"])
+        elif kind == "turn_end":
+            self.session.sync()
+        await self._hooks.forward(event)
+        for listener in self._listeners:
+            listener(event)
+
+    def _queue_changed(self, steering: list[str], follow_up: list[str]) -> None:
+        self.publish({"type": "queue_update", "steering": steering, "followUp": follow_up})
+
+    # --- prompting ------------------------------------------------------------------------
+
+    def user_message(self, text: str, images: list[dict[str, Any]] | None = None) -> Message:
+        """A user message with optional image blocks (``{"type":"image","data","mimeType"}``)."""
+        content: str | list[dict[str, Any]] = text
+        if images:
+            content = [{"type": "text", "text": text}, *images]
+        return {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None, *,
+                     source: str = "rpc", streaming_behavior: str | None = None) -> None:
+        """Send a user prompt and run until the agent settles.
+
+        While a run is in progress the prompt is queued as ``steer`` or ``followUp`` when
+        ``streaming_behavior`` says so, and refused otherwise.
+        """
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self.steer(text, images)
+                return
+            if streaming_behavior == "followUp":
+                self.follow_up(text, images)
+                return
+            raise AgentBusyError(
+                "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+            )
+        images = images or []
+        if self.host is not None and self.host.has_handlers("input"):
+            verdict = await self.host.emit("input", text=text, images=images, source=source)
+            if verdict["action"] == "handled":
+                return
+            text, images = verdict["text"], verdict["images"] or []
+        prompts: list[Message] = []
+        system_prompt = self.system_prompt
+        if self.host is not None and self.host.has_handlers("before_agent_start"):
+            started = await self.host.emit("before_agent_start", prompt=text, images=images, system_prompt=system_prompt)
+            system_prompt = started["system_prompt"] or system_prompt
+            prompts.extend(self._custom_message(m) for m in started["messages"])
+        prompts.insert(0, self.user_message(text, images))
+
+        async def run() -> None:
+            await self.check_compaction("before_prompt", last_assistant(self.messages))
+            await self._run(prompts, system_prompt)
+
+        await self._run_exclusive(run)
+
+    def _custom_message(self, spec: Mapping[str, Any]) -> Message:
+        message: Message = {
+            "role": "custom",
+            "customType": str(spec.get("custom_type") or spec.get("customType") or "plugin"),
+            "content": spec.get("content", ""),
+            "display": bool(spec.get("display", True)),
+            "timestamp": int(time.time() * 1000),
+        }
+        if spec.get("details") is not None:
+            message["details"] = spec["details"]
+        return message
+
+    def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """Queue a message delivered after the current tool batch."""
+        self.queues.add_steering(self.user_message(text, images))
+
+    def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """Queue a message delivered when the agent would otherwise stop."""
+        self.queues.add_follow_up(self.user_message(text, images))
+
+    def abort(self) -> None:
+        """Stop the current run: the stream is cancelled, running tools are killed, queued
+        messages stay queued for the caller to restore."""
+        if self.is_streaming:
+            self._aborted = True
+            self._signal.set()
+
+    async def wait_idle(self) -> None:
+        """Wait until no run is in progress."""
+        await self._idle.wait()
+
+    async def _run_exclusive(self, work: Callable[[], Any]) -> None:
+        self._idle.clear()
+        self._signal = asyncio.Event()
+        self._aborted = False
+        self._retry_attempt = 0
+        self._overflow_attempted = False
+        try:
+            await work()
+        finally:
+            aborted = self._aborted
+            if self.host is not None and self.host.has_handlers("agent_before_settle"):
+                await self.host.emit("agent_before_settle", aborted=aborted)
+            self.session.sync()
+            self._idle.set()
+            self.publish({"type": "agent_settled", "aborted": aborted})
+
+    # --- the run --------------------------------------------------------------------------
+
+    def _loop_config(self, system_prompt: str) -> LoopConfig:
+        signal = self._signal
+        factory = self.options.tool_context
+        return LoopConfig(
+            stream=self._stream_function(system_prompt),
+            tools=self.tools,
+            signal=signal,
+            tool_context=(lambda call_id: factory(call_id, signal)) if factory else (lambda call_id: self.ctx),
+            transform_context=self._transform_context if self._has("context") else None,
+            before_tool_call=self._before_tool_call if self._has("tool_call") else None,
+            after_tool_call=self._after_tool_call if self._has("tool_result") else None,
+            get_steering=self.queues.take_steering,
+            get_follow_up=self.queues.take_follow_up,
+            prepare_next_turn=self._between_turns if self._has("session_check_compaction") else None,
+            tool_timeout_ms=self.options.tool_timeout_ms,
+        )
+
+    def _has(self, hook: str) -> bool:
+        return self.host is not None and self.host.has_handlers(hook)
+
+    async def _run(self, prompts: list[Message], system_prompt: str) -> None:
+        produced = await run_agent_loop(prompts, self.messages, self._loop_config(system_prompt), self._emit)
+        while True:
+            failed = last_assistant(produced)
+            recovery = self._recovery_trigger(failed)
+            if failed is not None and recovery is not None:
+                self._overflow_attempted = True
+                verdict = await self.check_compaction(recovery, failed, will_retry=True)
+                if not (verdict and verdict.get("retry")) or self._signal.is_set():
+                    return
+                produced = await run_agent_loop_continue(self.messages, self._loop_config(system_prompt), self._emit)
+                continue
+            if failed is None or not self._retryable(failed) or self._retry_attempt >= self.retry.max_retries:
+                if self._retry_attempt and failed is not None:
+                    self._retry_finished(failed)
+                if not self._signal.is_set():
+                    await self.check_compaction("after_run", failed)
+                return
+            self._retry_attempt += 1
+            delay = retry_delay_ms(self.retry, self._retry_attempt, self._retry_after_ms)
+            self.publish({"type": "auto_retry_start", "attempt": self._retry_attempt, "maxAttempts": self.retry.max_retries,
+                          "delayMs": delay, "errorMessage": failed.get("errorMessage", "")})
+            # The failed attempt stays in the session file but is not sent again.
+            if self.messages and self.messages[-1] is failed:
+                self.messages.pop()
+            if not await sleep_unless_aborted(delay, self._signal):
+                self.publish({"type": "auto_retry_end", "success": False, "attempt": self._retry_attempt,
+                              "finalError": "Retry cancelled"})
+                return
+            produced = await run_agent_loop_continue(self.messages, self._loop_config(system_prompt), self._emit)
+
+    def _recovery_trigger(self, message: Message | None) -> str | None:
+        """``"overflow"`` or ``"length"`` when this failed attempt qualifies for the one
+        compact-and-retry recovery of a prompt, else None."""
+        from knightcode.llm.errors import is_context_overflow
+
+        if message is None or self._overflow_attempted or self._signal.is_set() or not self._has("session_check_compaction"):
+            return None
+        if is_context_overflow(cast(Any, message), self.model.context_window):
+            return "overflow"
+        has_calls = any(block.get("type") == "toolCall" for block in message.get("content", []))
+        if message.get("stopReason") == "length" and not has_calls:
+            return "length"
+        return None
+
+    async def check_compaction(self, trigger: str, message: Message | None, will_retry: bool = False) -> Mapping[str, Any] | None:
+        """Ask the compaction hook whether to compact at this point; after a compaction the
+        messages the model sees are rebuilt from the session (summary + kept entries)."""
+        if not self._has("session_check_compaction"):
+            return None
+        assert self.host is not None
+        verdict = await self.host.emit("session_check_compaction", trigger=trigger, message=message, will_retry=will_retry)
+        if isinstance(verdict, Mapping) and verdict.get("compacted"):
+            # In place: a running loop holds this very list.
+            self.messages[:] = self.session.build_context().messages  # type: ignore[assignment]
+        return verdict if isinstance(verdict, Mapping) else None
+
+    async def _between_turns(self, turn: Any) -> None:
+        await self.check_compaction("between_turns", turn.message)
+
+    def _retry_finished(self, last: Message) -> None:
+        success = last.get("stopReason") not in ("error", "aborted")
+        event: Event = {"type": "auto_retry_end", "success": success, "attempt": self._retry_attempt}
+        if not success:
+            event["finalError"] = last.get("errorMessage", "") if last.get("stopReason") == "error" else "Aborted"
+        self.publish(event)
+
+    def _retryable(self, message: Message) -> bool:
+        from knightcode.llm.errors import is_context_overflow, is_retryable
+
+        if message.get("stopReason") != "error" or not self.retry.enabled or self._signal.is_set():
+            return False
+        return is_retryable(cast(Any, message)) and not is_context_overflow(cast(Any, message), self.model.context_window)
+
+    def _will_retry(self, messages: list[Message]) -> bool:
+        failed = last_assistant(messages)
+        if failed is None:
+            return False
+        if self._recovery_trigger(failed) is not None:
+            return True
+        return self._retryable(failed) and self._retry_attempt < self.retry.max_retries
+
+    # --- model and thinking level -----------------------------------------------------------
+
+    async def set_model(self, model: "Model", source: str = "set") -> None:
+        """Switch the model for the next request, recorded as a ``model_change`` entry."""
+        previous = self.model
+        self.model = model
+        if (previous.provider, previous.id) != (model.provider, model.id):
+            self.session.append_model_change(model.provider, model.id)
+        if self._has("model_select"):
+            assert self.host is not None
+            await self.host.emit("model_select", model=model, previous_model=previous, source=source)
+
+    async def set_thinking_level(self, level: str) -> None:
+        """Change the reasoning effort, recorded as a ``thinking_level_change`` entry."""
+        previous = self.thinking_level
+        if level == previous:
+            return
+        self.thinking_level = level
+        self.session.append_thinking_level_change(level)
+        self.publish({"type": "thinking_level_changed", "level": level})
+        if self._has("thinking_level_select"):
+            assert self.host is not None
+            await self.host.emit("thinking_level_select", level=level, previous_level=previous)
+
+    # --- provider and hooks ---------------------------------------------------------------
+
+    def _stream_function(self, system_prompt: str) -> Callable[[list[Message], Mapping[str, ToolDefinition]], AsyncIterator[Event]]:
+        from knightcode.llm.types import Context, StreamOptions, Tool
+
+        async def stream(messages: list[Message], tools: Mapping[str, ToolDefinition]) -> AsyncIterator[Event]:
+            context = Context(
+                system_prompt=system_prompt,
+                messages=to_provider_messages(messages),
+                tools=[Tool(t.name, t.description, t.parameters) for t in tools.values()],
+            )
+            options = StreamOptions(
+                signal=self._signal,
+                reasoning=None if self.thinking_level == "off" else self.thinking_level,  # type: ignore[arg-type]
+                idle_timeout_ms=self.options.idle_timeout_ms,
+                on_payload=self._on_payload if self._has("before_provider_request") else None,
+                on_response=self._on_response if self._has("after_provider_response") else None,
+            )
+            self._retry_after_ms = None
+            async for event in self.models.stream(self.model, context, options):
+                if event["type"] == "error":
+                    self._retry_after_ms = event.get("retryAfterMs")
+                yield cast(Event, event)
+
+        return stream
+
+    async def _transform_context(self, messages: list[Message]) -> list[Message]:
+        assert self.host is not None
+        result = await self.host.emit("context", messages=copy.deepcopy(messages))
+        return list(result) if result is not None else messages
+
+    async def _on_payload(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        assert self.host is not None
+        result = await self.host.emit("before_provider_request", payload=payload)
+        return result if isinstance(result, dict) else None
+
+    async def _on_response(self, status: int, headers: Mapping[str, str]) -> None:
+        assert self.host is not None
+        await self.host.emit("after_provider_response", status=status, headers=dict(headers))
+
+    async def _before_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> Mapping[str, Any] | None:
+        assert self.host is not None
+        result = await self.host.emit("tool_call", tool_call_id=call_id, tool_name=name, input=args)
+        return result if isinstance(result, Mapping) else None
+
+    async def _after_tool_call(self, call_id: str, name: str, args: dict[str, Any], content: Any,
+                               details: Any, is_error: bool) -> Mapping[str, Any] | None:
+        assert self.host is not None
+        patch = await self.host.emit("tool_result", tool_call_id=call_id, tool_name=name, input=args,
+                                     content=content, details=details, is_error=is_error)
+        # A tool that failed keeps its error: patches apply to successful results only.
+        return None if is_error else patch

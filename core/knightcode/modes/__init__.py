@@ -1,0 +1,1 @@
+"""The ways knightcode runs: print (text), JSON event stream, RPC, interactive."""

@@ -1,0 +1,78 @@
+"""Test helpers for knightcode and its plugins: a scripted model server.
+
+:class:`ScriptedServer` is a real HTTP server on 127.0.0.1 (a free port, a background thread)
+that answers model API requests from a script of replies you queue, and records every request.
+Point a provider at ``server.base_url`` and the real client code runs against it, streaming and
+all — no mocks::
+
+    from knightcode.testing import ScriptedServer, text_reply, tool_call, tool_call_reply, usage
+
+    def test_my_plugin():
+        with ScriptedServer() as server:
+            server.add(
+                tool_call_reply([tool_call("call_1", "read", {"path": "a.txt"}, split=3)]),
+                text_reply("Done", usage=usage(input=120, output=3, cache_read=100)),
+            )
+            ...  # e.g. models.json: {"providers": {"scripted": {"baseUrl": server.base_url,
+                 #     "api": "openai-completions", "models": [{"id": "scripted-model"}]}}}
+            assert server.requests[0].body["messages"][-1]["role"] == "user"
+
+Endpoints:
+
+* ``POST /v1/chat/completions`` — OpenAI chat completions: SSE when the body says
+  ``"stream": true`` (thinking as ``reasoning_content`` deltas, tool-call arguments split over
+  chunks, a usage chunk when ``stream_options.include_usage`` is set, ``data: [DONE]``), plain
+  JSON otherwise;
+* ``POST /v1/messages`` — Anthropic messages: ``message_start``, ``content_block_start/delta/stop``
+  for thinking (with a signature), text and ``tool_use``, ``message_delta`` with usage and
+  ``stop_reason``, ``message_stop``;
+* ``GET /v1/models`` — the ``models`` given to the constructor.
+
+The same reply renders in either dialect, so one script serves both clients. Each model request
+consumes the next reply; a request with no reply left gets HTTP 500 with a JSON error saying the
+script ran out. ``server.requests`` lists :class:`ScriptedRequest` records (method, path,
+lower-cased headers, parsed JSON body).
+
+Replies: :func:`text_reply`, :func:`reply` (thinking + text + tool calls), :func:`tool_call_reply`
+with :func:`tool_call`, :func:`error_reply` (status, message, headers such as ``retry-after``),
+:func:`stream_error_reply` (an error event inside a 200 stream), :func:`drop_reply` (cut the
+connection after N events), :func:`deltas_reply` (a fast stream of N identical deltas for
+benchmarks), :func:`raw_reply` (exact bytes). ``delay=`` slows a stream down event by event.
+"""
+
+from __future__ import annotations
+
+from knightcode.testing.replies import (
+    Reply,
+    ScriptUsage,
+    ToolCallSpec,
+    deltas_reply,
+    drop_reply,
+    error_reply,
+    raw_reply,
+    reply,
+    stream_error_reply,
+    text_reply,
+    tool_call,
+    tool_call_reply,
+    usage,
+)
+from knightcode.testing.server import ScriptedRequest, ScriptedServer
+
+__all__ = [
+    "Reply",
+    "ScriptUsage",
+    "ScriptedRequest",
+    "ScriptedServer",
+    "ToolCallSpec",
+    "deltas_reply",
+    "drop_reply",
+    "error_reply",
+    "raw_reply",
+    "reply",
+    "stream_error_reply",
+    "text_reply",
+    "tool_call",
+    "tool_call_reply",
+    "usage",
+]
