@@ -42,3 +42,18 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNIGHTCODE_")}
     env.update(extra)
     return env
+
+
+def ensure_bytecode() -> None:
+    """Compile knightcode's sources to bytecode, as an installed copy has.
+
+    An editable install gets its ``.pyc`` files on first import, unless PYTHONDONTWRITEBYTECODE is
+    set (it is in some sandboxes), in which case every run would compile ~100 modules (~100 ms)
+    and start-up figures would measure the compiler, not knightcode.
+    """
+    import compileall
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("core", "builtin_plugins"):
+        compileall.compile_dir(str(root / folder), quiet=1)

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench._timing import clean_env, interleaved_medians
+from bench._timing import clean_env, ensure_bytecode, interleaved_medians
 
 EXTENSION = '''
 from knightcode import hookimpl
@@ -45,6 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
+    ensure_bytecode()
     knightcode = console_script()
 
     with tempfile.TemporaryDirectory() as tmp:

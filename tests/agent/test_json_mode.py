@@ -254,3 +254,24 @@ def test_stdout_is_only_jsonl_even_when_plugins_print(scripted: Scripted, tmp_pa
     assert result.returncode == 0
     assert all(isinstance(r, dict) and "type" in r for r in records)
     assert "hello from a plugin" in result.stderr
+
+
+def test_plugin_entries_and_session_name_reach_the_stream_and_file(scripted: Scripted, tmp_path: Path) -> None:
+    ext = tmp_path / "stateful.py"
+    ext.write_text(
+        "from knightcode import hookimpl\n\n"
+        "@hookimpl\ndef session_start(ctx):\n    ctx.set_session_name('  my task  ')\n\n"
+        "@hookimpl\ndef agent_end(messages, ctx):\n    ctx.append_entry('counter', {'messages': len(messages)})\n"
+    )
+    scripted.server.add(text_reply("ok"))
+    records, result = scripted.run_json("-e", str(ext), "hi")
+    assert result.returncode == 0, result.stderr
+    named = [r for r in records if r["type"] == "session_info_changed"]
+    assert named == [{"type": "session_info_changed", "name": "my task"}]
+    appended = [r for r in records if r["type"] == "entry_appended"]
+    assert len(appended) == 1
+    entry = appended[0]["entry"]
+    assert entry["type"] == "custom" and entry["customType"] == "counter" and entry["data"] == {"messages": 2}
+    stored = scripted.session_entries()
+    assert entry in stored
+    assert any(e["type"] == "session_info" and e["name"] == "my task" for e in stored)

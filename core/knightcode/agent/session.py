@@ -354,6 +354,25 @@ class AgentSession:
             return True
         return self._retryable(failed) and self._retry_attempt < self.retry.max_retries
 
+    # --- plugin actions ---------------------------------------------------------------------
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Store plugin state as a ``custom`` entry (never sent to the model); publishes
+        ``entry_appended``. Returns the entry id."""
+        entry_id = self.session.append_custom(custom_type, data)
+        self.publish({"type": "entry_appended", "entry": self.session.get_entry(entry_id)})
+        return entry_id
+
+    def set_session_name(self, name: str | None) -> None:
+        """Name the session (a ``session_info`` entry); publishes ``session_info_changed``,
+        without ``name`` when it was cleared."""
+        cleaned = (name or "").strip()
+        self.session.append_session_info(cleaned)
+        event: Event = {"type": "session_info_changed"}
+        if cleaned:
+            event["name"] = cleaned
+        self.publish(event)
+
     # --- model and thinking level -----------------------------------------------------------
 
     async def set_model(self, model: "Model", source: str = "set") -> None:

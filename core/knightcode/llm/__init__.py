@@ -11,8 +11,32 @@ for httpx and pydantic.
 
 from __future__ import annotations
 
+import sys
+import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+
+def _skip_httpx_command_line() -> None:
+    """Keep httpx from importing its command-line tool.
+
+    ``import httpx`` also imports ``httpx._main``, the ``httpx`` CLI, which pulls in click, rich
+    and pygments (about 40 ms, measured) that a library user never needs. A stand-in module is
+    placed first, unless httpx is already imported; running the ``httpx`` CLI itself is a
+    different process and unaffected.
+    """
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    stand_in = types.ModuleType("httpx._main")
+
+    def main(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the httpx command line is not loaded inside knightcode")
+
+    stand_in.main = main  # type: ignore[attr-defined]
+    sys.modules["httpx._main"] = stand_in
+
+
+_skip_httpx_command_line()
 
 if TYPE_CHECKING:
     from knightcode.llm.anthropic_messages import stream_anthropic_messages

@@ -27,13 +27,16 @@ def final_text(message: dict[str, Any] | None) -> str:
     return "".join(block.get("text", "") for block in message.get("content", []) if block.get("type") == "text")
 
 
-async def run_print(agent: "AgentSession", prompts: "Prompts", mode: str) -> int:
+def json_writer(agent: "AgentSession") -> RecordWriter:
+    """Start the JSON stream: the session header, then every event of ``agent``."""
+    writer = RecordWriter(sys.stdout.buffer)
+    writer.write(dict(agent.session.header))
+    agent.subscribe(writer.write_event)
+    return writer
+
+
+async def run_print(agent: "AgentSession", prompts: "Prompts", mode: str, writer: RecordWriter | None = None) -> int:
     """Run the prompts in ``mode`` (``text`` or ``json``) and return the exit status."""
-    writer: RecordWriter | None = None
-    if mode == "json":
-        writer = RecordWriter(sys.stdout.buffer)
-        writer.write(dict(agent.session.header))
-        agent.subscribe(writer.write_event)
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -77,10 +80,13 @@ async def run_print_session(request: Any, host: Any, plan: Any, prompts: "Prompt
     agent = await build_agent(request, host, plan)
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
+    writer = json_writer(agent) if request.mode == "json" else None
     await host.emit("session_start", reason="startup", previous_session_file=None)
     try:
-        return await run_print(agent, prompts, request.mode)
+        return await run_print(agent, prompts, request.mode, writer)
     finally:
+        if writer is not None:
+            writer.flush()
         await host.emit("session_shutdown", reason="quit", target_session_file=None)
         agent.session.close()
         await agent.models.aclose()

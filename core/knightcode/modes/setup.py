@@ -157,8 +157,13 @@ async def build_agent(request: "RunRequest", host: "PluginHost", plan: "LoadPlan
         tool_timeout_ms=model_settings.tool_timeout_ms, idle_timeout_ms=model_settings.http_idle_timeout_ms,
     ))
     if host.context is not None:
-        host.context.extras["session"] = agent.session
-        host.context.extras["agent"] = agent
+        host.context.extras.update({
+            "session": agent.session,
+            "agent": agent,
+            "append_entry": agent.append_entry,
+            "set_session_name": agent.set_session_name,
+            "abort": agent.abort,
+        })
     return agent
 
 
