@@ -55,7 +55,11 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
             Rule.NOTIFY,
             None,
         ),
-        "session_check_compaction": (("trigger", "message", "will_retry", "ctx"), Rule.FIRST_RESULT, None),
+        "session_check_compaction": (
+            ("trigger", "message", "will_retry", "custom_instructions", "ctx"),
+            Rule.FIRST_RESULT,
+            None,
+        ),
         "session_before_tree": (("preparation", "signal", "ctx"), Rule.CANCEL_OR_LAST, None),
         "session_tree": (
             ("new_leaf_id", "old_leaf_id", "summary_entry", "from_extension", "ctx"),

@@ -367,26 +367,37 @@ def session_compact_failed(
 @hookspec
 @combine(Rule.FIRST_RESULT)
 def session_check_compaction(
-    trigger: str, message: Any, will_retry: bool, ctx: ExtensionContext
+    trigger: str,
+    message: Any,
+    will_retry: bool,
+    custom_instructions: str | None,
+    ctx: ExtensionContext,
 ) -> dict[str, Any] | None:
     """Fires at each point where the context may need compacting.
 
-    The compaction plugin (``builtin:compaction``) decides and compacts. The kernel only knows *when* to ask: before a new prompt is sent, between the turns of a
-    run (after a tool batch, before the next request), after a run ends, and when a provider
-    reported a context overflow or stopped early because of its output limit. Whether the
-    threshold is crossed, and how to compact, is the handler's business. Without a handler
-    (compaction disabled) nothing is compacted and overflow errors stay errors.
+    The compaction plugin (``builtin:compaction``) decides and compacts. The kernel only knows
+    *when* to ask: before a new prompt is sent, between the turns of a run (after a tool batch,
+    before the next request), after a run ends, when a provider reported a context overflow or
+    stopped early because of its output limit, and when the user asks (``/compact``, RPC
+    ``compact``). Whether the threshold is crossed (``ctx.agent.auto_compaction_enabled`` says
+    whether automatic compaction is on), and how to compact, is the handler's business. Without
+    a handler (compaction disabled) nothing is compacted, overflow errors stay errors, and a
+    manual compaction is refused.
 
-    :param trigger: ``"before_prompt"``, ``"between_turns"``, ``"after_run"``, ``"overflow"`` or
-        ``"length"``
+    :param trigger: ``"before_prompt"``, ``"between_turns"``, ``"after_run"``, ``"overflow"``,
+        ``"length"`` or ``"manual"``
     :param message: the assistant message behind the check (the failed attempt for
         ``"overflow"``/``"length"``, with its ``stopReason`` and ``errorMessage``; the last
         assistant message for the others), or None before the first reply
     :param will_retry: for ``"overflow"``/``"length"``: whether the agent will retry the prompt
         after a successful compaction
+    :param custom_instructions: for ``"manual"``: what the user asked the summary to focus on
+        (``/compact <instructions>``), else None
     :param ctx: the extension context
-    :returns: None when nothing was done, else ``{"compacted": bool, "retry": bool}``;
-        ``retry`` true asks the agent to run the prompt again (overflow recovery)
+    :returns: None when nothing was done, else ``{"compacted": bool, "retry": bool, "result":
+        {...}}``; ``retry`` true asks the agent to run the prompt again (overflow recovery);
+        ``result`` is the compaction result reported to the user (summary, firstKeptEntryId,
+        tokensBefore …)
 
     Combination: the first non-None result wins and stops the walk. A raising handler is
     isolated: it is reported as an extension error and the others still run.

@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 Listener = Callable[[Event], None]
 
 
+class CompactionUnavailableError(KnightcodeError):
+    """A manual compaction was asked for, but no plugin compacts (``builtin:compaction`` is
+    disabled or not installed)."""
+
+
 class AgentBusyError(KnightcodeError):
     """A prompt arrived while the agent is working and no queueing behaviour was given."""
 
@@ -74,6 +79,7 @@ class AgentSessionOptions:
     follow_up_mode: Mode = "one-at-a-time"
     tool_timeout_ms: int | None = None
     idle_timeout_ms: int = 300000
+    auto_compaction: bool = True
 
 
 class AgentSession:
@@ -102,6 +108,10 @@ class AgentSession:
         self._retry_after_ms: float | None = None
         self._aborted = False
         self._overflow_attempted = False
+        self._compacting = 0
+        self.auto_compaction_enabled = options.auto_compaction
+        """Whether automatic compaction is on (settings ``compaction.enabled``, RPC
+        ``set_auto_compaction``); the compaction plugin reads it. Manual compaction always works."""
         self._record_model_and_thinking()
 
     # --- state ----------------------------------------------------------------------------
@@ -183,11 +193,31 @@ class AgentSession:
             raise AgentBusyError(
                 "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
             )
-        images = images or []
+        # Claim the session before the first await, so a prompt arriving while the hooks below
+        # run is queued or refused instead of starting a second run beside this one.
+        self._begin()
+        try:
+            prepared = await self._prepare_prompt(text, images or [], source)
+        except BaseException:
+            self._end()
+            raise
+        if prepared is None:
+            self._end()  # a plugin handled the input: nothing runs, nothing settles
+            return
+        prompts, system_prompt = prepared
+
+        async def run() -> None:
+            await self.check_compaction("before_prompt", last_assistant(self.messages))
+            await self._run(prompts, system_prompt)
+
+        await self._run_exclusive(run)
+
+    async def _prepare_prompt(self, text: str, images: list[dict[str, Any]], source: str) -> tuple[list[Message], str] | None:
+        """Apply the ``input`` and ``before_agent_start`` hooks; None when the input was handled."""
         if self.host is not None and self.host.has_handlers("input"):
             verdict = await self.host.emit("input", text=text, images=images, source=source)
             if verdict["action"] == "handled":
-                return
+                return None
             text, images = verdict["text"], verdict["images"] or []
         prompts: list[Message] = []
         system_prompt = self.system_prompt
@@ -196,12 +226,7 @@ class AgentSession:
             system_prompt = started["system_prompt"] or system_prompt
             prompts.extend(self._custom_message(m) for m in started["messages"])
         prompts.insert(0, self.user_message(text, images))
-
-        async def run() -> None:
-            await self.check_compaction("before_prompt", last_assistant(self.messages))
-            await self._run(prompts, system_prompt)
-
-        await self._run_exclusive(run)
+        return prompts, system_prompt
 
     def _custom_message(self, spec: Mapping[str, Any]) -> Message:
         message: Message = {
@@ -234,12 +259,21 @@ class AgentSession:
         """Wait until no run is in progress."""
         await self._idle.wait()
 
-    async def _run_exclusive(self, work: Callable[[], Any]) -> None:
+    def _begin(self) -> None:
+        """Mark a run as in progress, with a fresh abort signal."""
         self._idle.clear()
         self._signal = asyncio.Event()
         self._aborted = False
         self._retry_attempt = 0
         self._overflow_attempted = False
+
+    def _end(self) -> None:
+        self._idle.set()
+
+    async def _run_exclusive(self, work: Callable[[], Any]) -> None:
+        """Run ``work`` as the session's run (already begun), then settle."""
+        if self._idle.is_set():
+            self._begin()
         try:
             await work()
         finally:
@@ -247,7 +281,7 @@ class AgentSession:
             if self.host is not None and self.host.has_handlers("agent_before_settle"):
                 await self.host.emit("agent_before_settle", aborted=aborted)
             self.session.sync()
-            self._idle.set()
+            self._end()
             self.publish({"type": "agent_settled", "aborted": aborted})
 
     # --- the run --------------------------------------------------------------------------
@@ -282,6 +316,10 @@ class AgentSession:
                 verdict = await self.check_compaction(recovery, failed, will_retry=True)
                 if not (verdict and verdict.get("retry")) or self._signal.is_set():
                     return
+                # Like a retried error, the failed attempt stays in the session file but is not
+                # sent again (nor can the run continue from an assistant message). A compaction
+                # rebuilt the messages from the session, so look for it by value too.
+                self._forget(failed)
                 produced = await run_agent_loop_continue(self.messages, self._loop_config(system_prompt), self._emit)
                 continue
             if failed is None or not self._retryable(failed) or self._retry_attempt >= self.retry.max_retries:
@@ -303,6 +341,13 @@ class AgentSession:
                 return
             produced = await run_agent_loop_continue(self.messages, self._loop_config(system_prompt), self._emit)
 
+    def _forget(self, failed: Message) -> None:
+        """Drop the failed attempt (the last message equal to it) from the messages sent."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index] is failed or self.messages[index] == failed:
+                del self.messages[index]
+                return
+
     def _recovery_trigger(self, message: Message | None) -> str | None:
         """``"overflow"`` or ``"length"`` when this failed attempt qualifies for the one
         compact-and-retry recovery of a prompt, else None."""
@@ -317,17 +362,54 @@ class AgentSession:
             return "length"
         return None
 
-    async def check_compaction(self, trigger: str, message: Message | None, will_retry: bool = False) -> Mapping[str, Any] | None:
+    @property
+    def is_compacting(self) -> bool:
+        """Whether the compaction hook is running right now."""
+        return self._compacting > 0
+
+    async def check_compaction(self, trigger: str, message: Message | None, will_retry: bool = False,
+                               custom_instructions: str | None = None) -> Mapping[str, Any] | None:
         """Ask the compaction hook whether to compact at this point; after a compaction the
         messages the model sees are rebuilt from the session (summary + kept entries)."""
         if not self._has("session_check_compaction"):
             return None
         assert self.host is not None
-        verdict = await self.host.emit("session_check_compaction", trigger=trigger, message=message, will_retry=will_retry)
+        self._compacting += 1
+        try:
+            verdict = await self.host.emit("session_check_compaction", trigger=trigger, message=message,
+                                           will_retry=will_retry, custom_instructions=custom_instructions)
+        finally:
+            self._compacting -= 1
         if isinstance(verdict, Mapping) and verdict.get("compacted"):
             # In place: a running loop holds this very list.
             self.messages[:] = self.session.build_context().messages  # type: ignore[assignment]
         return verdict if isinstance(verdict, Mapping) else None
+
+    async def compact(self, custom_instructions: str | None = None) -> Mapping[str, Any]:
+        """Compact now (``/compact``, RPC ``compact``): a running prompt is aborted first, and
+        the compaction counts as the session's run, so prompts arriving meanwhile are queued or
+        refused as during any run.
+
+        :returns: the hook's verdict (its ``result`` describes the compaction)
+        :raises CompactionUnavailableError: no plugin compacts
+        """
+        if not self._has("session_check_compaction"):
+            raise CompactionUnavailableError(
+                "compaction is disabled: the builtin:compaction plugin is not loaded "
+                "(see 'knightcode config list')"
+            )
+        if self.is_streaming:
+            self.abort()
+            await self.wait_idle()
+        verdict: Mapping[str, Any] | None = None
+
+        async def run() -> None:
+            nonlocal verdict
+            verdict = await self.check_compaction("manual", last_assistant(self.messages),
+                                                  custom_instructions=custom_instructions)
+
+        await self._run_exclusive(run)
+        return verdict or {"compacted": False, "retry": False}
 
     async def _between_turns(self, turn: Any) -> None:
         await self.check_compaction("between_turns", turn.message)

@@ -192,19 +192,21 @@ async def run_tool_calls(calls: list[dict[str, Any]], config: LoopConfig, emit: 
             if config.signal.is_set():
                 break
     else:
-        slots: list[Outcome | asyncio.Task[Outcome]] = []
+        # Every pre-flight check first, in call order; only then do the tools start (a slow
+        # ``tool_call`` check, e.g. a confirmation, must not let earlier calls run meanwhile).
+        slots: list[Outcome | Prepared] = []
         for call in calls:
             await _start(call, emit)
             prepared = await _prepare(call, config)
             if isinstance(prepared, Outcome):
                 await _emit_end(prepared, emit)
-                slots.append(prepared)
-            else:
-                slots.append(asyncio.ensure_future(_run_and_end(prepared, config, emit)))
+            slots.append(prepared)
             if config.signal.is_set():
                 break
-        for slot in slots:
-            outcomes.append(slot if isinstance(slot, Outcome) else await slot)
+        running = [slot if isinstance(slot, Outcome) else asyncio.ensure_future(_run_and_end(slot, config, emit))
+                   for slot in slots]
+        for item in running:
+            outcomes.append(item if isinstance(item, Outcome) else await item)
     messages = []
     for outcome in outcomes:
         message = result_message(outcome)

@@ -155,6 +155,7 @@ async def build_agent(request: "RunRequest", host: "PluginHost", plan: "LoadPlan
         retry=RetrySettings(retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms),
         steering_mode=model_settings.steering_mode, follow_up_mode=model_settings.follow_up_mode,
         tool_timeout_ms=model_settings.tool_timeout_ms, idle_timeout_ms=model_settings.http_idle_timeout_ms,
+        auto_compaction=model_settings.compaction.enabled,
     ))
     if host.context is not None:
         host.context.extras.update({
