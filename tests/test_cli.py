@@ -16,6 +16,12 @@ from knightcode.errors import UsageError
 from .plugins.conftest import canary_plugin, write
 
 
+
+@pytest.fixture(autouse=True)
+def only_the_plugins_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about extensions; knightcode's own built-ins would only add rows."""
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
+
 def run(*args: str, stdin: str | None = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "knightcode", *args], capture_output=True, text=True, input=stdin, check=False, env=os.environ.copy()

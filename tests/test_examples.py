@@ -17,6 +17,12 @@ from .conftest import REPO
 EXAMPLES = REPO / "plugins_examples"
 
 
+
+@pytest.fixture(autouse=True)
+def only_the_plugins_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about extensions; knightcode's own built-ins would only add rows."""
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
+
 def load(agent_dir: Path, project_dir: Path, *paths: Path) -> tuple[object, list[PluginFailure]]:
     failures: list[PluginFailure] = []
     options = HostOptions(cwd=project_dir, agent_dir=agent_dir, extension_paths=paths)

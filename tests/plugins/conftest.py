@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 from typing import Callable
@@ -40,6 +41,12 @@ def canary_plugin(canary: Path) -> str:
     """
 
 
+@pytest.fixture(autouse=True)
+def no_installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Host tests see only the plugins they install (fake_site), not knightcode's real built-ins."""
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
+
+
 @pytest.fixture
 def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
     """Install fake distributions with entry points, visible through importlib.metadata.
@@ -63,6 +70,10 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         for module, source in modules.items():
             write(site / f"{module}.py", source)
+        prefixes = {"knightcode.builtins": "builtin:", "knightcode.plugins": "plugin:"}
+        names = [f"{prefixes[group]}{ep}" for group, eps in entry_points.items() for ep in eps]
+        allowed = [n for n in os.environ.get("KNIGHTCODE_LOAD_PLUGINS", "").split(",") if n]
+        monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", ",".join(allowed + names))
         return site
 
     return install

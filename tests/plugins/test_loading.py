@@ -207,6 +207,7 @@ def test_an_expected_builtin_missing_from_metadata_is_reported(
 ) -> None:
     fake_site("fakeknight", {"knightcode.builtins": {"compaction": "fake_compaction"}}, {"fake_compaction": ""})
     monkeypatch.setattr("knightcode.plugins.planning.EXPECTED_BUILTINS", ("compaction", "web-tools"))
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "builtin:compaction,builtin:web-tools")
     host = make_host()
     assert [(r.name, r.status) for r in host.records] == [
         ("builtin:compaction", PluginStatus.LOADED),
@@ -223,3 +224,19 @@ def test_a_blocked_builtin_is_disabled_not_missing(
     settings(agent_dir, extensions=["-builtin:compaction"])
     host = make_host()
     assert [(r.name, r.status) for r in host.records] == [("builtin:compaction", PluginStatus.DISABLED)]
+
+
+def test_load_plugins_allow_list(fake_site: Callable[..., Path], make_host: Callable[..., PluginHost],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_site(
+        "fakeknight",
+        {"knightcode.builtins": {"compaction": "fake_a"}, "knightcode.plugins": {"one": "fake_b", "two": "fake_c"}},
+        {"fake_a": "", "fake_b": "", "fake_c": ""},
+    )
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "plugin:two")
+    assert [r.name for r in make_host().records] == ["plugin:two"]
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
+    assert make_host().records == []
+    monkeypatch.delenv("KNIGHTCODE_LOAD_PLUGINS")
+    names = [r.name for r in make_host().records]
+    assert names[0] == "builtin:compaction" and "plugin:one" in names and "plugin:two" in names

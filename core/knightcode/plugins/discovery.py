@@ -51,8 +51,23 @@ def extension_name(path: Path) -> str:
     return f"ext:{path}"
 
 
+LOAD_PLUGINS_ENV = "KNIGHTCODE_LOAD_PLUGINS"
+"""Allow-list of installed plugins: comma-separated names (``builtin:compaction,plugin:x``);
+set but empty, no built-in or package plugin loads. Extensions are not affected. For debugging
+("is it one of my plugins?") and for isolated tests."""
+
+
+def allowed_entry_points(environ: "os._Environ[str] | dict[str, str] | None" = None) -> set[str] | None:
+    """The names ``KNIGHTCODE_LOAD_PLUGINS`` allows, or None when it is not set."""
+    value = (os.environ if environ is None else environ).get(LOAD_PLUGINS_ENV)
+    if value is None:
+        return None
+    return {name.strip() for name in value.split(",") if name.strip()}
+
+
 def entry_point_candidates(group: str, kind: PluginKind, prefix: str) -> list[Candidate]:
-    """Entry points of ``group`` from the installed metadata, in name order (deterministic)."""
+    """Entry points of ``group`` from the installed metadata, in name order (deterministic),
+    filtered by ``KNIGHTCODE_LOAD_PLUGINS`` when it is set."""
     # importlib_metadata (the backport) rather than the stdlib copy: same API on every
     # supported Python, and the faster entry-point scan of recent releases.
     import importlib_metadata
@@ -62,7 +77,8 @@ def entry_point_candidates(group: str, kind: PluginKind, prefix: str) -> list[Ca
         # Two distributions can declare one name (e.g. an editable install beside a wheel);
         # the first one the path yields is the one Python would import.
         found.setdefault(ep.name, Candidate(f"{prefix}{ep.name}", kind, ep.value, entry_point=ep))
-    return [found[name] for name in sorted(found)]
+    allowed = allowed_entry_points()
+    return [found[name] for name in sorted(found) if allowed is None or found[name].name in allowed]
 
 
 def _is_extension_file(path: Path) -> bool:

@@ -20,6 +20,7 @@ from knightcode.plugins.discovery import (
     KNOWN_BUILTINS,
     PACKAGE_GROUP,
     Candidate,
+    allowed_entry_points,
     dedupe,
     entry_point_candidates,
     matches_block,
@@ -103,7 +104,9 @@ def make_plan(options: HostOptions) -> LoadPlan:
 
     found: list[Candidate] = entry_point_candidates(BUILTIN_GROUP, PluginKind.BUILTIN, "builtin:")
     declared = {candidate.name.removeprefix("builtin:") for candidate in found}
-    missing = [name for name in EXPECTED_BUILTINS if name not in declared]
+    allowed = allowed_entry_points()
+    missing = [name for name in EXPECTED_BUILTINS
+               if name not in declared and (allowed is None or f"builtin:{name}" in allowed)]
     if not options.no_extensions:
         found += entry_point_candidates(PACKAGE_GROUP, PluginKind.PACKAGE, "plugin:")
         found += scan_extension_dir(options.agent_dir / "extensions", PluginKind.USER)

@@ -1,0 +1,1 @@
+"""builtin:compaction — automatic and manual compaction, overflow recovery, branch summaries (in progress)."""

@@ -1,0 +1,1 @@
+"""builtin:llama.cpp — local models through a llama.cpp router (in progress)."""
