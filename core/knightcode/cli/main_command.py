@@ -286,6 +286,12 @@ def start(request: RunRequest, host: "PluginHost", plan: "LoadPlan") -> int:
         if not prompts.messages:
             raise UsageError(f"--mode {request.mode} needs a message (or piped input on stdin)")
         return asyncio.run(run_print_session(request, host, plan, prompts))
+    if request.mode == "rpc":
+        import asyncio
+
+        from knightcode.modes.rpc import run_rpc_session
+
+        return asyncio.run(run_rpc_session(request, host, plan))
     described = {"interactive": "interactive mode"}.get(request.mode, f"--mode {request.mode}")
     raise NotAvailableError(
         f"{described} is not available in knightcode {__version__} yet; use -p or --mode json"
