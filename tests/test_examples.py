@@ -31,7 +31,7 @@ def load(agent_dir: Path, project_dir: Path, *paths: Path) -> tuple[object, list
 
 def test_every_example_is_covered() -> None:
     examples = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", ".")))
-    assert examples == ["audit_log", "hello_command.py"], "add a test for the new example"
+    assert examples == ["audit_log", "custom_compaction.py", "hello_command.py"], "add a test for the new example"
 
 
 async def test_hello_command(agent_dir: Path, project_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,3 +72,37 @@ def test_examples_flags_show_in_help(knightcode_exe: list[str]) -> None:
     assert result.returncode == 0, result.stderr
     assert "--hello-name VALUE" in result.stdout and "--audit-log VALUE" in result.stdout
     assert result.stderr == ""
+
+
+async def test_custom_compaction_summarizes_with_another_model(agent_dir: Path, project_dir: Path) -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from knightcode.llm.registry import ModelRegistry
+    from knightcode.testing import ScriptedServer, text_reply, usage
+
+    host, failures = load(agent_dir, project_dir, EXAMPLES / "custom_compaction.py")
+    assert failures == []
+    flag = host.registrations.flags.get("compaction-model")  # type: ignore[attr-defined]
+    assert flag is not None and flag.type == "string"
+    with ScriptedServer(models=("cheap",)) as server:
+        (agent_dir / "models.json").write_text(json.dumps({"providers": {"scripted": {
+            "baseUrl": server.base_url, "api": "openai-completions", "models": [{"id": "cheap"}]}}}))
+        registry = ModelRegistry(agent_dir)
+        host.context.extras["model_registry"] = registry  # type: ignore[attr-defined]
+        preparation = SimpleNamespace(
+            messages_to_summarize=[{"role": "user", "content": "fix the parser", "timestamp": 0}],
+            turn_prefix_messages=[], previous_summary="earlier work", first_kept_entry_id="abc", tokens_before=9000)
+        arguments = dict(preparation=preparation, branch_entries=[], custom_instructions=None, reason="threshold",
+                         will_retry=False, signal=asyncio.Event())
+        assert await host.emit("session_before_compact", **arguments) is None  # type: ignore[attr-defined]
+        host.flag_values["compaction-model"] = "scripted/cheap"  # type: ignore[attr-defined]
+        server.add(text_reply("## Parser work", usage=usage(input=40, output=5)))
+        answer = await host.emit("session_before_compact", **arguments)  # type: ignore[attr-defined]
+        await registry.aclose()
+        (request,) = [r for r in server.requests if r.method == "POST"]
+    compaction = answer["compaction"]
+    assert compaction["summary"] == "## Parser work" and compaction["first_kept_entry_id"] == "abc"
+    assert compaction["tokens_before"] == 9000 and compaction["usage"]["totalTokens"] == 45
+    text = request.body["messages"][-1]["content"][0]["text"]
+    assert request.body["model"] == "cheap" and "[User]: fix the parser" in text and "earlier work" in text

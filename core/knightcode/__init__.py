@@ -14,6 +14,7 @@ from knightcode._version import __version__
 
 if TYPE_CHECKING:
     from knightcode.errors import ConfigError, KnightcodeError, SettingsError, UsageError
+    from knightcode.llm.summary import generate_summary, generate_summary_with_usage
     from knightcode.markers import hookimpl, hookspec
     from knightcode.plugins.combine import Rule
     from knightcode.plugins.context import ExtensionContext, ExtensionUI, HeadlessUI
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from knightcode.plugins.planning import HostOptions, create_plugin_host
     from knightcode.plugins.records import PluginKind, PluginRecord, PluginStatus
     from knightcode.plugins.reload import ReloadReport, reload_extensions, watch
+    from knightcode.session.messages import convert_to_llm
+    from knightcode.session.serialization import serialize_conversation
 
 __all__ = [
     "CommandDefinition",
@@ -51,10 +54,14 @@ __all__ = [
     "ToolDefinition",
     "UsageError",
     "__version__",
+    "convert_to_llm",
     "create_plugin_host",
+    "generate_summary",
+    "generate_summary_with_usage",
     "hookimpl",
     "hookspec",
     "reload_extensions",
+    "serialize_conversation",
     "watch",
 ]
 
@@ -84,6 +91,10 @@ _LOCATIONS = {
     "ReloadReport": "knightcode.plugins.reload",
     "reload_extensions": "knightcode.plugins.reload",
     "watch": "knightcode.plugins.reload",
+    "convert_to_llm": "knightcode.session.messages",
+    "serialize_conversation": "knightcode.session.serialization",
+    "generate_summary": "knightcode.llm.summary",
+    "generate_summary_with_usage": "knightcode.llm.summary",
 }
 
 

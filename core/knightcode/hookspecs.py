@@ -422,7 +422,12 @@ def session_before_tree(
     - ``old_leaf_id`` — the current position, being left (None in an empty session);
     - ``common_ancestor_id`` — the deepest entry shared by both positions, or None;
     - ``entries_to_summarize`` — the entries from the old leaf back to the common ancestor;
-    - ``user_wants_summary`` — whether the user chose to summarize the branch being left.
+    - ``user_wants_summary`` — whether the user chose to summarize the branch being left;
+    - ``custom_instructions`` — the user's instructions for the summary, or None;
+    - ``replace_instructions`` — whether they replace the default summary prompt;
+    - ``label`` — the label the user wants on the summary entry (or the target), or None;
+    - ``summarizer`` — the default summarizer offered by ``builtin:compaction`` (None when it is
+      disabled); knightcode calls it only when no handler cancelled or supplied a summary.
 
     :param preparation: the tree-navigation preparation described above
     :param signal: the abort signal of the navigation (``signal.is_set()`` becomes true when the

@@ -574,10 +574,23 @@ async def test_silent_overflow_and_length_reach_the_hook(scenario: Builder) -> N
     holder.append(s)
     s.server.add(text_reply("too big", usage=usage(input=CONTEXT_WINDOW + 1, output=2)))
     await bounded(s.agent.prompt("one"))
-    assert compactor.calls[-1] == ("overflow", "stop", True)
+    # A silent overflow reaches the hook, but the complete answer is kept: no retry follows.
+    assert compactor.calls[-1] == ("overflow", "stop", False)
+    assert s.of_type("agent_end")[-1]["willRetry"] is False
     s.server.add(reply(text="cut off mid", finish="length"))
     await bounded(s.agent.prompt("two"))
     assert compactor.calls[-1] == ("length", "length", True)
+
+
+async def test_a_length_stop_that_used_the_whole_output_limit_is_not_recovered(scenario: Builder) -> None:
+    holder: list[Scenario] = []
+    compactor = Compactor(holder, verdict=None)
+    s = scenario(plugins=[compactor])
+    holder.append(s)
+    s.server.add(reply(text="long", finish="length", usage=usage(input=10, output=4096)))  # the model's maxTokens
+    await bounded(s.agent.prompt("write a novel"))
+    assert [c[0] for c in compactor.calls] == ["before_prompt", "after_run"]
+    assert s.of_type("agent_end")[-1]["willRetry"] is False
 
 
 async def test_without_a_compaction_handler_overflow_stays_an_error(scenario: Builder) -> None:

@@ -1,1 +1,124 @@
-"""builtin:llama.cpp — local models through a llama.cpp router (in progress)."""
+"""builtin:llama.cpp — local models through a llama.cpp router, model management, classifiers.
+
+* Provider ``llama.cpp``: the router's models, discovered at run time with their real context
+  windows (``provider.discover``), chat through the router's OpenAI-compatible endpoint, and
+  classifiers (decision models via ``/v1/systemone``, chat models via next-token probabilities).
+* ``/llama``: the router's state; load, unload, download (``command.llama_command``).
+* ``/login llama.cpp``: the router URL and optional key (``connection.login``).
+* ``session_start`` / ``model_select``: keep the session's model loaded and its context window
+  the server's (``session_model.sync_session_model``).
+
+Switch it off with ``knightcode config disable builtin:llama.cpp`` or ``"-builtin:llama.cpp"``
+in settings ``extensions``; see ``docs/llama-cpp.md``.
+
+This module is imported on every start (``--help`` included), so the provider's functions are
+thin wrappers that import the real code, httpx and all, on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from knightcode import ProviderDefinition, hookimpl
+
+if TYPE_CHECKING:
+    from knightcode.llm import (
+        Classification,
+        ClassifyRequest,
+        Context,
+        DiscoveredModels,
+        Model,
+        ProviderAccess,
+        StreamOptions,
+    )
+
+__all__ = ["PROVIDER"]
+
+PROVIDER = "llama.cpp"
+
+# Background refreshes started at start-up; kept so they are not garbage-collected mid-flight.
+_pending: set[asyncio.Task[None]] = set()
+
+
+async def _discover(access: ProviderAccess) -> DiscoveredModels:
+    from knightcode_builtins.llama_cpp.provider import discover
+
+    return await discover(access)
+
+
+async def _stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[Any]:
+    from knightcode_builtins.llama_cpp.provider import stream
+
+    async for event in stream(model, context, options):
+        yield event
+
+
+async def _classify(
+    model: Model, request: ClassifyRequest, access: ProviderAccess
+) -> Classification:
+    from knightcode_builtins.llama_cpp.provider import classify
+
+    return await classify(model, request, access)
+
+
+async def _login(ctx: Any) -> None:
+    from knightcode_builtins.llama_cpp.connection import login
+
+    await login(ctx)
+
+
+async def _llama(args: str, ctx: Any) -> None:
+    from knightcode_builtins.llama_cpp.command import llama_command
+
+    await llama_command(args, ctx)
+
+
+@hookimpl
+def register_providers(register: Callable[..., None]) -> None:
+    register(
+        ProviderDefinition(
+            name=PROVIDER,
+            api="openai-completions",
+            env_keys=("LLAMA_API_KEY",),
+            stream=_stream,
+            discover=_discover,
+            classify=_classify,
+            login=_login,
+        )
+    )
+
+
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    register(
+        name="llama",
+        description="llama.cpp router: show its models, load, unload or download one",
+        handler=_llama,
+    )
+
+
+@hookimpl
+async def session_start(ctx: Any) -> None:
+    """Bring the session's llama.cpp model (if it is one) in step with the router; otherwise ask
+    the router for its models in the background, so ``/model`` lists them without delaying
+    start-up (a router that is not running costs one refused connection)."""
+    from knightcode_builtins.llama_cpp.session_model import refresh_registry, sync_session_model
+
+    agent = ctx.extras.get("agent") if isinstance(ctx.extras, dict) else None
+    if agent is not None and agent.model.provider == PROVIDER:
+        await sync_session_model(ctx)
+        return
+    task = asyncio.ensure_future(refresh_registry(ctx))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+
+
+@hookimpl
+async def model_select(model: Any, ctx: Any) -> None:
+    """A llama.cpp model was chosen: load it if the router autoloads, re-read its ``n_ctx``."""
+    if getattr(model, "provider", None) == PROVIDER:
+        from knightcode_builtins.llama_cpp.session_model import sync_session_model
+
+        await sync_session_model(ctx)

@@ -313,7 +313,7 @@ class AgentSession:
             recovery = self._recovery_trigger(failed)
             if failed is not None and recovery is not None:
                 self._overflow_attempted = True
-                verdict = await self.check_compaction(recovery, failed, will_retry=True)
+                verdict = await self.check_compaction(recovery, failed, will_retry=self._recovery_retries(failed))
                 if not (verdict and verdict.get("retry")) or self._signal.is_set():
                     return
                 # Like a retried error, the failed attempt stays in the session file but is not
@@ -355,12 +355,34 @@ class AgentSession:
 
         if message is None or self._overflow_attempted or self._signal.is_set() or not self._has("session_check_compaction"):
             return None
+        if not self.auto_compaction_enabled:
+            return None  # recovery is automatic compaction: off with it (agent_end willRetry false)
+        stop = message.get("stopReason")
         if is_context_overflow(cast(Any, message), self.model.context_window):
             return "overflow"
         has_calls = any(block.get("type") == "toolCall" for block in message.get("content", []))
-        if message.get("stopReason") == "length" and not has_calls:
+        output = int((message.get("usage") or {}).get("output") or 0)
+        # Only an *early* length stop is recovered: one that used the whole output limit would
+        # stop at the same place after a compaction.
+        if stop == "length" and not has_calls and output < self.model.max_tokens:
             return "length"
         return None
+
+    @property
+    def signal(self) -> asyncio.Event:
+        """The abort event of the current run (set by :meth:`abort`); long work a plugin does
+        for the run — a summary request — should watch it."""
+        return self._signal
+
+    async def navigate_tree(self, target_id: str, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> dict[str, Any]:
+        """Move to another point of the session tree (``/tree``, RPC), optionally leaving a
+        summary of the branch being left; see :func:`knightcode.agent.tree_navigation.navigate_tree`."""
+        from knightcode.agent.tree_navigation import navigate_tree
+
+        return await navigate_tree(self, target_id, summarize=summarize, custom_instructions=custom_instructions,
+                                   replace_instructions=replace_instructions, label=label)
 
     @property
     def is_compacting(self) -> bool:
@@ -428,12 +450,18 @@ class AgentSession:
             return False
         return is_retryable(cast(Any, message)) and not is_context_overflow(cast(Any, message), self.model.context_window)
 
+    @staticmethod
+    def _recovery_retries(message: Message) -> bool:
+        """Whether a recovery compaction is followed by a retry: not for a silent overflow (a
+        complete answer whose reported input exceeded the window), which is kept as it is."""
+        return message.get("stopReason") != "stop"
+
     def _will_retry(self, messages: list[Message]) -> bool:
         failed = last_assistant(messages)
         if failed is None:
             return False
         if self._recovery_trigger(failed) is not None:
-            return True
+            return self._recovery_retries(failed)
         return self._retryable(failed) and self._retry_attempt < self.retry.max_retries
 
     # --- plugin actions ---------------------------------------------------------------------

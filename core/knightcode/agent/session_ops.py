@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from knightcode.errors import KnightcodeError
 
@@ -237,18 +237,34 @@ def session_stats(agent: "AgentSession") -> dict[str, Any]:
 
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
     tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    tool_calls, cost = 0, 0.0
-    for message in agent.messages:
-        role = message.get("role")
-        if role in counts:
-            counts[role] += 1
-        if role != "assistant":
-            continue
-        tool_calls += sum(1 for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall")
-        usage = message.get("usage") or {}
+    tool_calls, cost, total_messages = 0, 0.0, 0
+
+    def add_usage(usage: Any) -> None:
+        nonlocal cost
+        if not isinstance(usage, dict):
+            return
         for key in tokens:
             tokens[key] += int(usage.get(key) or 0)
         cost += float((usage.get("cost") or {}).get("total") or 0)
+
+    # Totals cover the whole session file: messages a compaction summarised away still cost
+    # tokens, and so did the summaries themselves (usage on compaction/branch_summary entries).
+    for raw in agent.session.get_entries():
+        entry = cast(dict[str, Any], raw)
+        kind = entry.get("type")
+        if kind in ("compaction", "branch_summary"):
+            add_usage(entry.get("usage"))
+            continue
+        if kind != "message":
+            continue
+        message: dict[str, Any] = entry["message"]
+        total_messages += 1
+        role = message.get("role")
+        if role in counts:
+            counts[role] += 1
+        if role == "assistant":
+            tool_calls += sum(1 for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall")
+            add_usage(message.get("usage"))
     window = agent.model.context_window
     used = estimate_context_tokens(agent.messages).tokens
     file = agent.session.session_file
@@ -259,7 +275,7 @@ def session_stats(agent: "AgentSession") -> dict[str, Any]:
         "assistantMessages": counts["assistant"],
         "toolCalls": tool_calls,
         "toolResults": counts["toolResult"],
-        "totalMessages": len(agent.messages),
+        "totalMessages": total_messages,
         "tokens": {**tokens, "total": sum(tokens.values())},
         "cost": cost,
         "contextUsage": {"tokens": used, "contextWindow": window,

@@ -40,6 +40,19 @@ _skip_httpx_command_line()
 
 if TYPE_CHECKING:
     from knightcode.llm.anthropic_messages import stream_anthropic_messages
+    from knightcode.llm.classify import (
+        BoolAnswer,
+        BoolQuestion,
+        ChoiceAnswer,
+        ChoiceQuestion,
+        Classification,
+        ClassificationError,
+        ClassifyRequest,
+        ScoreAnswer,
+        ScoreQuestion,
+        answer_from_probabilities,
+    )
+    from knightcode.llm.discovery import DiscoveredModels, DiscoveryError, ProviderAccess
     from knightcode.llm.errors import (
         backoff_delay_ms,
         classify_error,
@@ -67,15 +80,28 @@ if TYPE_CHECKING:
 __all__ = [
     "AssistantMessageEvent",
     "AuthStorage",
+    "BoolAnswer",
+    "BoolQuestion",
+    "ChoiceAnswer",
+    "ChoiceQuestion",
+    "Classification",
+    "ClassificationError",
+    "ClassifyRequest",
     "Context",
+    "DiscoveredModels",
+    "DiscoveryError",
     "DoneEvent",
     "ErrorEvent",
     "Model",
     "ModelCost",
     "ModelRegistry",
+    "ProviderAccess",
+    "ScoreAnswer",
+    "ScoreQuestion",
     "StreamOptions",
     "ThinkingLevel",
     "Tool",
+    "answer_from_probabilities",
     "backoff_delay_ms",
     "calculate_cost",
     "classify_error",
@@ -89,6 +115,24 @@ __all__ = [
 ]
 
 _LOCATIONS = {
+    **{
+        name: "knightcode.llm.classify"
+        for name in (
+            "BoolAnswer",
+            "BoolQuestion",
+            "ChoiceAnswer",
+            "ChoiceQuestion",
+            "Classification",
+            "ClassificationError",
+            "ClassifyRequest",
+            "ScoreAnswer",
+            "ScoreQuestion",
+            "answer_from_probabilities",
+        )
+    },
+    "DiscoveredModels": "knightcode.llm.discovery",
+    "DiscoveryError": "knightcode.llm.discovery",
+    "ProviderAccess": "knightcode.llm.discovery",
     "stream_anthropic_messages": "knightcode.llm.anthropic_messages",
     "backoff_delay_ms": "knightcode.llm.errors",
     "classify_error": "knightcode.llm.errors",

@@ -134,6 +134,29 @@ class AuthStorage:
             )
         return key
 
+    def get_entry(self, provider: str) -> dict[str, Any] | None:
+        """The whole stored entry of ``provider`` (any ``type``), or None.
+
+        Plugins keep their own credential kinds here, e.g. a server URL beside an optional key:
+        ``{"type": "llama.cpp", "baseUrl": "…", "key": "…"}``; :meth:`get` ignores such entries.
+
+        :raises ConfigError: the file is unreadable, or the entry is not an object
+        """
+        entry = self._read().get(provider)
+        if entry is None:
+            return None
+        if not isinstance(entry, dict):
+            raise ConfigError(f"auth.json error in {self.path}: {provider}: expected an object")
+        return dict(entry)
+
+    def set_entry(self, provider: str, entry: dict[str, Any]) -> None:
+        """Store ``entry`` (an object with a ``type``) for ``provider``, replacing any other."""
+        if not isinstance(entry.get("type"), str):
+            raise ValueError('an auth.json entry needs a string "type"')
+        data = self._read()
+        data[provider] = entry
+        write_json_atomic(self.path, data, mode=0o600)
+
     def set(self, provider: str, key: str) -> None:
         """Store ``key`` for ``provider`` (replacing any earlier one)."""
         data = self._read()

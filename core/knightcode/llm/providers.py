@@ -44,6 +44,8 @@ class ProviderSpec:
     compat: dict[str, Any] = field(default_factory=dict)
     models: dict[str, ModelConfig] = field(default_factory=dict)
     stream: Callable[..., Any] | None = None
+    discover: Callable[..., Any] | None = None
+    classify: Callable[..., Any] | None = None
     builtin: bool = False
     origin: str = "built-in"
 
@@ -79,13 +81,16 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
             base_url=definition.base_url or existing.base_url,
             api=definition.api or existing.api,
             api_key=definition.api_key if definition.api_key is not None else existing.api_key,
+            env_keys=definition.env_keys or existing.env_keys,
             headers={**existing.headers, **definition.headers},
             models=dict(existing.models),
             stream=definition.stream or existing.stream,
+            discover=definition.discover or existing.discover,
+            classify=definition.classify or existing.classify,
             origin="registered by a plugin",
         )
     else:
-        if definition.stream is None:
+        if definition.stream is None and definition.discover is None:
             if definition.api not in KNOWN_APIS:
                 raise ValueError(
                     f"api: expected one of {', '.join(KNOWN_APIS)} (or a stream function), "
@@ -98,8 +103,11 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
             definition.base_url,
             definition.api,
             definition.api_key,
+            env_keys=tuple(definition.env_keys),
             headers=dict(definition.headers),
             stream=definition.stream,
+            discover=definition.discover,
+            classify=definition.classify,
             origin="registered by a plugin",
         )
     for config in configs:

@@ -9,6 +9,12 @@ Providers come from three layers, later ones overriding earlier ones:
    name changes that provider (``baseUrl``, ``headers``, ``apiKey``, ``compat``), adds or replaces
    models by id, and can adjust built-in models with ``modelOverrides``.
 
+Plugin providers with a ``discover`` function list their models at run time, from a live server
+(:mod:`knightcode.llm.discovery`): :meth:`ModelRegistry.refresh_models` asks them, and a look-up
+(:meth:`~ModelRegistry.find`, :meth:`~ModelRegistry.resolve`) that needs one of their models asks
+once by itself. Some of those models are *classifiers* (``Model.kind``): they are listed apart in
+:attr:`~ModelRegistry.classifiers` and answer :meth:`~ModelRegistry.classify`, never a chat.
+
 API keys are looked up in this order: a runtime key (``--api-key``), the provider's configured
 ``apiKey`` (models.json or plugin; literal, environment variable name or ``!command``), the
 provider's entry in ``auth.json``, then the provider's environment variables
@@ -32,9 +38,11 @@ import httpx
 from knightcode.errors import ConfigError, UsageError
 from knightcode.llm.anthropic_messages import stream_anthropic_messages
 from knightcode.llm.builtin import BUILTIN_PROVIDERS
+from knightcode.llm.discovery import DiscoveredState
 from knightcode.llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode.llm.openai_completions import stream_openai_completions
 from knightcode.llm.providers import ProviderSpec, apply_models_file, build_models, plugin_spec
+from knightcode.llm.registry_dynamic import DynamicModels
 from knightcode.llm.types import (
     AssistantMessageEvent,
     Context,
@@ -49,7 +57,7 @@ __all__ = ["MODELS_FILENAME", "ModelRegistry"]
 MODELS_FILENAME = "models.json"
 
 
-class ModelRegistry:
+class ModelRegistry(DynamicModels):
     """Known models and how to reach them.
 
     :param agent_dir: where ``models.json`` and ``auth.json`` live (None: neither is used)
@@ -83,6 +91,9 @@ class ModelRegistry:
         self._runtime_keys: dict[str, str] = {}
         self._specs: dict[str, ProviderSpec] = {}
         self._models: list[Model] = []
+        self._static_models: list[Model] = []
+        self._classifiers: list[Model] = []
+        self._discovered = DiscoveredState()
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self.refresh()
@@ -110,7 +121,17 @@ class ModelRegistry:
         if self.agent_dir is not None:
             apply_models_file(specs, self.agent_dir / MODELS_FILENAME)
         self._specs = specs
-        self._models = build_models(specs)
+        self._static_models = build_models(specs)
+        self._combine()
+
+    def _combine(self) -> None:
+        # Discovered models follow the declared ones of the same provider, in provider order.
+        order = list(self._specs)
+        chat = self._discovered.models(order, "chat")
+        self._models = sorted(
+            self._static_models + chat, key=lambda model: order.index(model.provider)
+        )
+        self._classifiers = self._discovered.models(order, "classifier")
 
     # --- lookup ---
 
@@ -125,7 +146,17 @@ class ModelRegistry:
         return list(self._specs)
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        """The model ``model_id`` of ``provider``, or None."""
+        """The chat model ``model_id`` of ``provider``, or None.
+
+        A discovering provider is asked (a network call) when it never was, and again when the
+        model is not among what it said last time: the server may have loaded it since.
+        """
+        found = self._find_known(provider, model_id) if self._discovered.asked(provider) else None
+        if found is None and self._discover_now([provider]):
+            found = self._find_known(provider, model_id)
+        return found or self._find_known(provider, model_id)
+
+    def _find_known(self, provider: str, model_id: str) -> Model | None:
         for model in self._models:
             if model.provider == provider and model.id == model_id:
                 return model
@@ -136,28 +167,67 @@ class ModelRegistry:
 
         A bare id found at several providers resolves to the first one that has a key.
 
+        A reference that matches nothing makes the discovering providers it could belong to look
+        again (a network call): the server may have loaded the model since.
+
         :param provider: restricts the search (``--provider``)
-        :raises UsageError: no such model (the message lists some known ones)
+        :raises UsageError: no such model (the message gives the provider's reason when it
+            knows the model but cannot serve it, else lists some known ones)
         """
+        found = self._lookup(reference, provider)
+        candidates = self._providers_for(reference, provider)
+        if found is None and self._discover_now(candidates):
+            found = self._lookup(reference, provider)
+        if found is not None:
+            return found
+        for name in candidates:
+            model_id = _model_id_for(reference, name, provider)
+            reason = self._discovered.why_unavailable(name, model_id)
+            if reason:
+                raise UsageError(f"model {name}/{model_id} cannot be used: {reason}")
+        where = f" of provider {provider!r}" if provider else ""
+        head = reference.partition("/")[0]
+        named = provider or (head if head in self._specs and "/" in reference else None)
+        if named is not None:
+            # The provider's own models (for a discovering one, those it cannot serve now too):
+            # "llama.cpp has: tiny-chat, tiny-tools" says more than eight unrelated models.
+            found_ids = self._discovered.found.get(named)
+            ids = [model.id for model in self._models if model.provider == named]
+            ids += list(found_ids.unavailable) if found_ids is not None else []
+            listing = ", ".join(ids[:12]) or "none"
+            raise UsageError(
+                f"unknown model {reference!r}{where}; provider {named!r} has: {listing}"
+            )
+        known = ", ".join(model.ref for model in self._models[:8])
+        raise UsageError(f"unknown model {reference!r}{where}; known models include: {known}")
+
+    def _providers_for(self, reference: str, provider: str | None) -> list[str]:
+        """The discovering providers a reference may name."""
         if provider is not None:
-            found = self.find(provider, reference)
+            return [provider] if provider in self.discovering_providers else []
+        head, _, rest = reference.partition("/")
+        if rest and head in self.discovering_providers:
+            return [head]
+        return self.discovering_providers
+
+    def _lookup(self, reference: str, provider: str | None) -> Model | None:
+        if provider is not None:
+            found = self._find_known(provider, reference)
             if found is None and reference.startswith(provider + "/"):
-                found = self.find(provider, reference[len(provider) + 1 :])
+                found = self._find_known(provider, reference[len(provider) + 1 :])
             if found is not None:
                 return found
         else:
             head, _, rest = reference.partition("/")
             if rest and head in self._specs:
-                found = self.find(head, rest)
+                found = self._find_known(head, rest)
                 if found is not None:
                     return found
             matches = [model for model in self._models if model.id == reference]
             if matches:
                 usable = [model for model in matches if self.has_auth(model.provider)]
                 return (usable or matches)[0]
-        where = f" of provider {provider!r}" if provider else ""
-        known = ", ".join(model.ref for model in self._models[:8])
-        raise UsageError(f"unknown model {reference!r}{where}; known models include: {known}")
+        return None
 
     def default_model(
         self, default_provider: str | None = None, default_model: str | None = None
@@ -251,6 +321,9 @@ class ModelRegistry:
         """
         options = options or StreamOptions()
         spec = self._specs.get(model.provider)
+        if model.kind == "classifier":
+            yield _config_error(model, f"{model.ref} is a classifier: use classify(), not a chat")
+            return
         try:
             prepared = await self._prepare(model, spec, options)
         except ConfigError as exc:
@@ -319,6 +392,13 @@ async def _plugin_stream(
             yield _config_error(
                 model, f"provider {model.provider!r} failed: {type(exc).__name__}: {exc}"
             )
+
+
+def _model_id_for(reference: str, provider: str, explicit: str | None) -> str:
+    """The model id part of ``reference`` when it names a model of ``provider``."""
+    if reference.startswith(provider + "/") and (explicit is None or explicit == provider):
+        return reference[len(provider) + 1 :]
+    return reference
 
 
 def _missing_key_message(provider: str, spec: ProviderSpec | None) -> str:

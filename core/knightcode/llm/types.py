@@ -80,6 +80,9 @@ class Model:
     :param headers: extra request headers as configured (values may still name an environment
         variable or a ``!command``; :meth:`ModelRegistry.stream` sends them resolved)
     :param compat: OpenAI-compatibility switches (``maxTokensField``, ``supportsDeveloperRole`` …)
+    :param kind: ``"chat"`` for a model that streams replies, ``"classifier"`` for one that only
+        answers typed questions (:meth:`ModelRegistry.classify`); classifiers are listed apart
+        (``ModelRegistry.classifiers``) and never offered as the session's model
     """
 
     provider: str
@@ -95,6 +98,7 @@ class Model:
     # dicts are not hashable; hashing a model by its identity fields is what callers want anyway.
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
     compat: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    kind: Literal["chat", "classifier"] = "chat"
 
     @property
     def ref(self) -> str:

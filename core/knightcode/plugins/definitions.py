@@ -14,7 +14,15 @@ warnings can name it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
+
+if TYPE_CHECKING:
+    from knightcode.llm.classify import Classification, ClassifyRequest
+    from knightcode.llm.discovery import DiscoveredModels, ProviderAccess
+    from knightcode.llm.types import Model
+    from knightcode.plugins.context import ExtensionContext
+
+    Classifier = Callable[[Model, ClassifyRequest, ProviderAccess], Awaitable[Classification]]
 
 
 @dataclass(frozen=True)
@@ -99,18 +107,33 @@ class ProviderDefinition:
         served by ``stream``
     :param base_url: endpoint base URL
     :param api_key: a literal key, an environment variable name, or ``!command``
+    :param env_keys: environment variables that hold the key (used after ``auth.json``, like the
+        built-in providers' ``OPENAI_API_KEY``); a provider with only these needs no key
     :param headers: extra request headers
     :param models: model descriptions (``id``, ``name``, ``contextWindow``, ``maxTokens`` …)
     :param stream: a custom streaming function for APIs knightcode has no client for
+    :param discover: ``async discover(access) -> DiscoveredModels``: the models a live server
+        offers, asked at run time (``ModelRegistry.refresh_models``, and lazily when a model of
+        this provider is looked up); they come in addition to ``models``. Raise
+        :class:`~knightcode.llm.discovery.DiscoveryError` with a message for the user when the
+        server cannot be reached
+    :param classify: ``async classify(model, request, access) -> Classification``: answers typed
+        questions with one of this provider's classifier models (``ModelRegistry.classify``)
+    :param login: ``login(ctx)``, plain or ``async def``: the interactive set-up run by
+        ``/login <name>`` (ask for a URL or a key with ``ctx.ui`` and store it)
     """
 
     name: str
     api: str | None = None
     base_url: str | None = None
     api_key: str | None = None
+    env_keys: tuple[str, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
     models: list[dict[str, Any]] = field(default_factory=list)
     stream: Callable[..., Any] | None = None
+    discover: Callable[[ProviderAccess], Awaitable[DiscoveredModels]] | None = None
+    classify: Classifier | None = None
+    login: Callable[[ExtensionContext], Awaitable[None] | None] | None = None
 
 
 REGISTRATION_KINDS: dict[str, type[Any]] = {

@@ -65,16 +65,23 @@ class EntryAppender:
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
-        """Record a compaction: the context restarts at ``first_kept_entry_id`` after ``summary``."""
+        """Record a compaction: the context restarts at ``first_kept_entry_id`` after ``summary``.
+
+        ``first_kept_entry_id=None`` records a retain-none compaction, which keeps nothing: its
+        ``firstKeptEntryId`` is its own id, so the context is the summary alone and a later
+        compaction starts after this entry.
+        """
         entry = self._base("compaction")
         entry.update(
-            summary=summary, firstKeptEntryId=first_kept_entry_id, tokensBefore=tokens_before
+            summary=summary,
+            firstKeptEntryId=first_kept_entry_id if first_kept_entry_id is not None else entry["id"],
+            tokensBefore=tokens_before,
         )
         _set_optional(entry, usage=usage, details=details, fromHook=from_hook)
         return self._append(entry)

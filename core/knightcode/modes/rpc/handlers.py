@@ -206,7 +206,9 @@ def get_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
 async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
     model = ctx.agent.models.find(command.provider, command.modelId)
     if model is None:
-        raise ValueError(f"Model not found: {command.provider}/{command.modelId}")
+        # A discovering provider (llama.cpp) knows why a model it lists cannot be selected.
+        reason = ctx.agent.models.unavailable_reason(command.provider, command.modelId)
+        raise ValueError(reason or f"Model not found: {command.provider}/{command.modelId}")
     await ctx.agent.set_model(model, source="set")
     return model_json(model)
 
@@ -227,7 +229,9 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
 
 
 @_handles("get_available_models")
-def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> Any:
+async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    # Live providers (a llama.cpp router) may have loaded or unloaded models since start-up.
+    await ctx.agent.models.refresh_models()
     return {"models": [model_json(model) for model in ctx.agent.models.available()]}
 
 
@@ -269,6 +273,10 @@ def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
 async def compact(ctx: RpcContext, command: c.Compact) -> Any:
     """The compaction result; an error response when no compaction plugin is loaded."""
     verdict = await ctx.agent.compact(command.customInstructions)
+    if verdict.get("aborted"):
+        raise ValueError("Compaction cancelled")
+    if not verdict.get("compacted") and verdict.get("errorMessage"):
+        raise ValueError(str(verdict["errorMessage"]))
     return verdict.get("result")
 
 

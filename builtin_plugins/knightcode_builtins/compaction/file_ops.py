@@ -1,0 +1,80 @@
+"""Which files a conversation read and changed, tracked across summaries.
+
+A summary that says "fixed the parser" is more useful when the model also knows *which* files
+were involved, so default compactions and branch summaries end with ``<read-files>`` and
+``<modified-files>`` lists and store them in ``details`` (``{"readFiles", "modifiedFiles"}``). The
+lists accumulate: the next default summary starts from the previous one's ``details``. Summaries a
+plugin supplied (``fromHook``) are not trusted to use that format and are not carried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "FileOperations",
+    "carry_details",
+    "compute_file_lists",
+    "extract_file_ops",
+    "format_file_operations",
+]
+
+
+@dataclass
+class FileOperations:
+    """Paths seen in ``read``, ``write`` and ``edit`` tool calls (and carried from summaries)."""
+
+    read: set[str] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
+    edited: set[str] = field(default_factory=set)
+
+
+_KINDS = {"read": "read", "write": "written", "edit": "edited"}
+
+
+def extract_file_ops(messages: Iterable[Mapping[str, Any]], ops: FileOperations) -> None:
+    """Add the ``path`` argument of every ``read``/``write``/``edit`` call in ``messages``."""
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict) or block.get("type") != "toolCall":
+                continue
+            kind = _KINDS.get(block.get("name", ""))
+            arguments = block.get("arguments")
+            path = arguments.get("path") if isinstance(arguments, dict) else None
+            if kind is not None and isinstance(path, str) and path:
+                getattr(ops, kind).add(path)
+
+
+def carry_details(entry: Mapping[str, Any] | None, ops: FileOperations) -> None:
+    """Seed ``ops`` from a knightcode-generated summary entry's ``details`` (not ``fromHook``)."""
+    if entry is None or entry.get("fromHook"):
+        return
+    details = entry.get("details")
+    if not isinstance(details, dict):
+        return
+    read, modified = details.get("readFiles"), details.get("modifiedFiles")
+    if isinstance(read, list):
+        ops.read.update(path for path in read if isinstance(path, str))
+    if isinstance(modified, list):
+        ops.edited.update(path for path in modified if isinstance(path, str))
+
+
+def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:
+    """``(read_files, modified_files)``, sorted; a file both read and changed counts as changed."""
+    modified = ops.edited | ops.written
+    return sorted(ops.read - modified), sorted(modified)
+
+
+def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
+    """The tags appended to a summary (an empty string when there are no files)."""
+    sections = []
+    if read_files:
+        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
+    if modified_files:
+        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    return "\n\n" + "\n\n".join(sections) if sections else ""

@@ -1,0 +1,272 @@
+"""Summary requests that always fit: retries, chunking and a size cap.
+
+* **Retries.** A request that fails transiently (rate limit, 5xx, dropped stream) is retried with
+  the agent's ``retry`` settings, reporting ``summarization_retry_scheduled`` (before the wait),
+  ``summarization_retry_attempt_start`` (when the next attempt starts) and
+  ``summarization_retry_finished`` (when the retried request finally succeeded or gave up).
+* **Chunking.** When the conversation, the previous summary and the instructions would leave
+  less than :data:`~knightcode.llm.summary.MIN_SUMMARY_TOKENS` of output room in the model's
+  window, the conversation is split between messages (a tool result stays with its call) into
+  pieces that fit; each piece is folded into the summary of the pieces before it. A single
+  message larger than a piece is shortened in the middle. A provider that still reports an
+  overflow gets pieces half the size, up to three times.
+* **Size cap.** Summaries, and the previous summary fed back in, are capped at
+  :func:`summary_cap_tokens`, so repeated compactions cannot grow the summary without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knightcode import convert_to_llm, serialize_conversation
+from knightcode.llm.summary import (
+    MIN_SUMMARY_TOKENS,
+    SUMMARIZATION_SYSTEM_PROMPT,
+    UPDATE_PROMPT,
+    SummarizationAborted,
+    SummarizationError,
+    SummaryResult,
+    build_summary_prompt,
+    estimate_request_tokens,
+    output_budget,
+    request_summary,
+)
+from knightcode.session.tokens import estimate_text_tokens
+
+__all__ = ["Summarizer", "add_usage", "cap_text", "summary_cap_tokens"]
+
+_SHRINKS = 3
+
+
+def summary_cap_tokens(context_window: int) -> int:
+    """Largest summary kept: an eighth of the window, between 512 and 16384 tokens."""
+    return max(512, min(16384, context_window // 8))
+
+
+def cap_text(text: str, cap_tokens: int) -> str:
+    """``text`` shortened (at a line break when possible) to about ``cap_tokens`` tokens."""
+    if estimate_text_tokens(text) <= cap_tokens:
+        return text
+    cut = text[: cap_tokens * 4 - 64]
+    line = cut.rfind("\n")
+    if line > len(cut) // 2:
+        cut = cut[:line]
+    return cut.rstrip() + f"\n\n[Summary shortened to about {cap_tokens} tokens.]"
+
+
+def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
+    """The sum of two usages (token counts and costs)."""
+    if total is None:
+        return {**usage, "cost": dict(usage.get("cost") or {})}
+    for key in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"):
+        total[key] = total.get(key, 0) + usage.get(key, 0)
+    cost = total.setdefault("cost", {})
+    for key, value in (usage.get("cost") or {}).items():
+        cost[key] = cost.get(key, 0) + value
+    return total
+
+
+def _units(messages: Sequence[Any]) -> list[str]:
+    """The serialized conversation cut between messages, each tool result with its call."""
+    groups: list[list[Any]] = []
+    for message in convert_to_llm(list(messages)):
+        if message.get("role") == "toolResult" and groups:
+            groups[-1].append(message)
+        else:
+            groups.append([message])
+    return [text for text in map(serialize_conversation, groups) if text]
+
+
+def _elide(text: str, limit_tokens: int) -> str:
+    """``text`` with its middle left out so that it fits ``limit_tokens``."""
+    budget = max(limit_tokens * 4 - 160, 400)
+    while True:
+        head, tail = budget * 2 // 3, budget // 3
+        omitted = len(text) - head - tail
+        shortened = (
+            f"{text[:head]}\n\n[... {omitted} characters left out to fit the summarizer's "
+            f"context window ...]\n\n{text[-tail:]}"
+        )
+        if estimate_text_tokens(shortened) <= limit_tokens or budget <= 400:
+            return shortened
+        budget = budget * 4 // 5
+
+
+def _pack(units: Sequence[str], limit_tokens: int) -> list[str]:
+    """Consecutive units joined into pieces of at most ``limit_tokens`` (estimated)."""
+    chunks: list[str] = []
+    current: list[str] = []
+    size = 0
+    for unit in units:
+        tokens = estimate_text_tokens(unit)
+        if tokens > limit_tokens:
+            unit = _elide(unit, limit_tokens)
+            tokens = estimate_text_tokens(unit)
+        if current and size + tokens > limit_tokens:
+            chunks.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(unit)
+        size += tokens + 1
+    if current or not chunks:
+        chunks.append("\n\n".join(current))
+    return chunks
+
+
+@dataclass
+class Summarizer:
+    """The summary requests of one compaction or branch summary.
+
+    :ivar model: the summarizing model (captured when the operation started)
+    :ivar models: what streams requests (the model registry)
+    :ivar signal: the operation's abort signal
+    :ivar publish: sends session events (the retry events)
+    :ivar source: ``"compaction"`` or ``"branchSummary"`` (``summarization_retry_attempt_start``)
+    :ivar reason: the compaction reason, None for branch summaries
+    :ivar retry: retry settings (``enabled``, ``max_retries``, ``base_delay_ms``, ``max_delay_ms``)
+    :ivar thinking_level: the session's thinking level (reasoning models only)
+    :ivar usage: the summed usage of the successful requests so far
+    """
+
+    model: Any
+    models: Any
+    signal: asyncio.Event
+    publish: Callable[[dict[str, Any]], None]
+    source: str
+    reason: str | None
+    retry: Any
+    thinking_level: str | None
+    usage: dict[str, Any] | None = None
+
+    @property
+    def cap_tokens(self) -> int:
+        """The summary size cap for the model's window."""
+        return summary_cap_tokens(int(self.model.context_window))
+
+    async def summarize(
+        self,
+        messages: Sequence[Any],
+        *,
+        previous_summary: str | None = None,
+        custom_instructions: str | None = None,
+        instructions: str | None = None,
+    ) -> str:
+        """Summarize ``messages`` (folded into ``previous_summary``), in pieces if needed.
+
+        :raises SummarizationError: every attempt failed
+        :raises SummarizationAborted: the signal was set
+        """
+        units = _units(messages)
+        previous = cap_text(previous_summary, self.cap_tokens) if previous_summary else None
+        whole = self._prompt("\n\n".join(units), previous, custom_instructions, instructions)
+        limit = None if self._fits(whole) else self._piece_tokens(custom_instructions, instructions)
+        for _ in range(_SHRINKS + 1):
+            chunks = ["\n\n".join(units)] if limit is None else _pack(units, limit)
+            try:
+                return await self._fold(chunks, previous, custom_instructions, instructions)
+            except SummarizationAborted:
+                raise
+            except SummarizationError as error:
+                if not error.overflow:
+                    raise
+                limit = (limit or self._piece_tokens(custom_instructions, instructions)) // 2
+        raise SummarizationError(
+            "the conversation does not fit the summarizer's context window, even in small pieces"
+        )
+
+    def _prompt(
+        self, text: str, previous: str | None, custom: str | None, instructions: str | None
+    ) -> str:
+        return build_summary_prompt(
+            text,
+            previous_summary=previous,
+            custom_instructions=custom,
+            instructions=instructions,
+            length_limit_tokens=self.cap_tokens,
+        )
+
+    def _fits(self, prompt: str) -> bool:
+        input_tokens = estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, prompt)
+        needed = min(MIN_SUMMARY_TOKENS, int(self.model.max_tokens))
+        return output_budget(self.model, input_tokens) >= needed
+
+    def _piece_tokens(self, custom: str | None, instructions: str | None) -> int:
+        """Conversation tokens per piece: the window minus output room, instructions and a
+        running summary of up to the cap (estimate_request_tokens adds 10 %)."""
+        # Later pieces carry the (longer) update instructions too: count both, to be safe.
+        frame = self._prompt("", None, custom, instructions) + UPDATE_PROMPT
+        overhead = estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, frame) + self.cap_tokens
+        output = min(MIN_SUMMARY_TOKENS, int(self.model.max_tokens))
+        room = int((int(self.model.context_window) - output - 16) / 1.1) - overhead
+        return max(room, 256)
+
+    async def _fold(
+        self, chunks: list[str], previous: str | None, custom: str | None, instructions: str | None
+    ) -> str:
+        running = previous
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            # Earlier pieces use the checkpoint prompts; the caller's instructions shape the end.
+            prompt = self._prompt(chunk, running, custom, instructions if last else None)
+            result = await self.request(prompt)
+            running = cap_text(result.text, self.cap_tokens)
+        return running or ""
+
+    async def request(self, prompt: str) -> SummaryResult:
+        """One request, retried on transient failures (with the retry events)."""
+        attempt = 0
+        while True:
+            try:
+                result = await request_summary(
+                    prompt,
+                    self.model,
+                    self.models,
+                    signal=self.signal,
+                    thinking_level=self.thinking_level,
+                )
+            except SummarizationAborted:
+                if attempt:
+                    self.publish({"type": "summarization_retry_finished"})
+                raise
+            except SummarizationError as error:
+                if not self._may_retry(error, attempt):
+                    if attempt:
+                        self.publish({"type": "summarization_retry_finished"})
+                    raise
+                attempt += 1
+                await self._wait_before(attempt, error)
+                continue
+            if attempt:
+                self.publish({"type": "summarization_retry_finished"})
+            self.usage = add_usage(self.usage, dict(result.usage))
+            return result
+
+    def _may_retry(self, error: SummarizationError, attempt: int) -> bool:
+        retry = self.retry
+        enabled = retry is not None and getattr(retry, "enabled", False)
+        return bool(enabled and error.retryable and attempt < int(retry.max_retries))
+
+    async def _wait_before(self, attempt: int, error: SummarizationError) -> None:
+        delay = int(self.retry.base_delay_ms) * 2 ** (attempt - 1)
+        if getattr(self.retry, "max_delay_ms", 0):
+            delay = min(delay, int(self.retry.max_delay_ms))
+        response: Any = error.response or {}
+        self.publish({
+            "type": "summarization_retry_scheduled",
+            "attempt": attempt,
+            "maxAttempts": int(self.retry.max_retries),
+            "delayMs": delay,
+            "errorMessage": response.get("errorMessage") or str(error),
+        })
+        try:
+            await asyncio.wait_for(self.signal.wait(), delay / 1000)
+        except TimeoutError:
+            started: dict[str, Any] = {"type": "summarization_retry_attempt_start", "source": self.source}
+            if self.reason is not None:
+                started["reason"] = self.reason
+            self.publish(started)
+            return
+        self.publish({"type": "summarization_retry_finished"})
+        raise SummarizationAborted("Summarization aborted")
