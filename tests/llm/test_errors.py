@@ -213,3 +213,18 @@ def test_backoff_honours_a_longer_retry_after() -> None:
         backoff_delay_ms(1, 2000, 60000, retry_after_ms=120000) == 120000
     )  # the caller decides to give up
     assert backoff_delay_ms(1, 2000, 60000, retry_after_ms=1500.2) == 2000
+
+
+def test_status_codes_inside_other_numbers_are_not_retryable() -> None:
+    """A port such as 45029 or 15003 in an error text is not an HTTP 502 or 500."""
+    from knightcode.llm.errors import is_retryable
+
+    def failed(text: str) -> dict:  # type: ignore[type-arg]
+        return {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": text,
+                "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}
+
+    assert not is_retryable(failed("The llama.cpp router at http://127.0.0.1:45029 rejected the API key (401)."))
+    assert not is_retryable(failed("401 Unauthorized at http://127.0.0.1:15003/v1"))
+    assert is_retryable(failed("502 Bad Gateway"))
+    assert is_retryable(failed("HTTP 529: overloaded_error"))
+    assert is_retryable(failed("status 503"))

@@ -67,11 +67,12 @@ _NOT_OVERFLOW = re.compile(r"rate.?limit|too many requests|^429\b", re.IGNORECAS
 
 RETRYABLE_PATTERN = re.compile(
     # the reference's list …
-    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable"
+    # Status codes only as whole numbers: an error naming http://127.0.0.1:45029 is not a 502.
+    r"overloaded|rate.?limit|too many requests|\b(?:429|500|502|503|504)\b|service.?unavailable"
     r"|server.?error|internal.?error|connection.?error|connection.?refused|other side closed"
     r"|fetch failed|upstream.?connect|reset before headers|terminated|retry delay"
     # … plus what Python's HTTP stack says for the same failures, and Anthropic's 529.
-    r"|529|connection.?reset|connection.?closed|timed? ?out|timeout|network.?error",
+    r"|\b529\b|connection.?reset|connection.?closed|timed? ?out|timeout|network.?error",
     re.IGNORECASE,
 )
 
