@@ -177,25 +177,35 @@ class AgentSession:
         return {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
 
     async def prompt(self, text: str, images: list[dict[str, Any]] | None = None, *,
-                     source: str = "rpc", streaming_behavior: str | None = None) -> None:
+                     source: str = "rpc", streaming_behavior: str | None = None,
+                     on_accepted: Callable[[], None] | None = None) -> None:
         """Send a user prompt and run until the agent settles.
 
         While a run is in progress the prompt is queued as ``steer`` or ``followUp`` when
         ``streaming_behavior`` says so, and refused otherwise.
+
+        :param on_accepted: called once, synchronously, as soon as the prompt is accepted (it
+            claimed the session or was queued) and before any event of its run — RPC answers
+            the ``prompt`` command there, so the response precedes the run's records
+        :raises AgentBusyError: a run is in progress and no ``streaming_behavior`` was given
         """
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images)
-                return
-            if streaming_behavior == "followUp":
+            elif streaming_behavior == "followUp":
                 self.follow_up(text, images)
-                return
-            raise AgentBusyError(
-                "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-            )
+            else:
+                raise AgentBusyError(
+                    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+                )
+            if on_accepted is not None:
+                on_accepted()
+            return
         # Claim the session before the first await, so a prompt arriving while the hooks below
         # run is queued or refused instead of starting a second run beside this one.
         self._begin()
+        if on_accepted is not None:
+            on_accepted()
         try:
             prepared = await self._prepare_prompt(text, images or [], source)
         except BaseException:

@@ -47,9 +47,6 @@ class RpcContext:
     """Abort signals of the running ``bash`` commands (``abort_bash`` sets them all)."""
     retrying: bool = False
     """Between ``auto_retry_start`` and the retried attempt: ``abort_retry`` has work to do."""
-    before_event: Callable[[], None] | None = None
-    """Called (once) before the next session event is written: lets a prompt's response
-    precede the events of the run it started, as in the reference."""
     _name: tuple[Any, str | None] = (None, None)
 
     def session_name(self) -> str | None:
@@ -121,42 +118,30 @@ async def prompt(ctx: RpcContext, command: c.Prompt) -> Any:
         # Plugin commands run at once, even while the agent streams (they drive it themselves).
         await run_plugin_command(ctx, *found)
         return NO_DATA
-    answered = False
-    early: list[BaseException] = []
+    accepted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    def answer() -> None:
-        nonlocal answered
-        if not answered:
-            answered = True
+    def on_accepted() -> None:
+        # Synchronously inside prompt(), before any record of the run: the response comes first.
+        if not accepted.done():
             ctx.write(success(command.id, "prompt"))
+            accepted.set_result(None)
 
     async def run() -> None:
         try:
             await ctx.agent.prompt(command.message, command.image_dicts(), source="rpc",
-                                   streaming_behavior=command.streamingBehavior)
+                                   streaming_behavior=command.streamingBehavior, on_accepted=on_accepted)
         except Exception as error:  # noqa: BLE001 - reported, never left unretrieved in a task
-            if answered:
+            if accepted.done():
                 # The client already has its success response; later failures are stderr's.
                 print(f"knightcode: prompt failed: {error}", file=sys.stderr)
             else:
-                early.append(error)
+                accepted.set_exception(error)
+        else:
+            on_accepted()  # never leave the command unanswered
 
-    # Only one prompt can start a run from idle; a second one racing it gets AgentBusyError.
-    claimed = not ctx.agent.is_streaming and ctx.before_event is None
-    if claimed:
-        ctx.before_event = answer
     ctx.spawn(run())
-    # Tasks start in FIFO order, so after one yield the prompt has taken its first step: it has
-    # claimed the session (is_streaming), queued the message, or raised AgentBusyError.
-    await asyncio.sleep(0)
-    if claimed and ctx.before_event is answer:
-        ctx.before_event = None
-    if early and not answered:
-        raise early[0]
-    if answered:
-        return ANSWERED
-    answered = True
-    return NO_DATA
+    await accepted  # AgentBusyError and other refusals become this command's error response
+    return ANSWERED
 
 
 def _queue_check(ctx: RpcContext, text: str) -> None:

@@ -116,10 +116,6 @@ class RpcServer:
         """Write a session event (subscribed to the agent)."""
         if self._closing and event["type"] == "agent_start":
             self.ctx.agent.abort()  # accepted before end of input, started after: abort it too
-        callback = self.ctx.before_event
-        if callback is not None:
-            self.ctx.before_event = None
-            callback()
         try:
             self.writer.write_event(event)
         except (TypeError, ValueError) as error:  # a plugin put something that is not JSON into an event
