@@ -661,3 +661,12 @@ async def test_a_raising_plugin_stream_becomes_an_error_event(agent_dir: Path) -
         events[0]["error"]["errorMessage"]
         == "provider 'flaky' failed: RuntimeError: backend exploded"
     )
+
+
+def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
+    from knightcode.errors import UsageError
+    from knightcode.llm.registry import ModelRegistry
+
+    registry = ModelRegistry(agent_dir, environ={})
+    with pytest.raises(UsageError, match=r"^unknown provider 'nope'; known: anthropic, openai"):
+        registry.resolve("x", "nope")

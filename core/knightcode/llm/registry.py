@@ -174,6 +174,8 @@ class ModelRegistry(DynamicModels):
         :raises UsageError: no such model (the message gives the provider's reason when it
             knows the model but cannot serve it, else lists some known ones)
         """
+        if provider is not None and provider not in self._specs:
+            raise UsageError(f"unknown provider {provider!r}; known: {', '.join(self._specs)}")
         found = self._lookup(reference, provider)
         candidates = self._providers_for(reference, provider)
         if found is None and self._discover_now(candidates):
