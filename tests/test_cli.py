@@ -135,15 +135,22 @@ def test_make_request_decides_the_mode() -> None:
         make_request(_params(session=Path("x"), resume=True))
 
 
-def test_settings_error_is_one_line_exit_2(agent_dir: Path) -> None:
-    (agent_dir / "settings.json").write_text('{"retry": {"maxRetries": "three"}}')
-    # The value is only validated when read; a broken settings *file* fails at once.
-    (agent_dir / "settings.json").write_text('{"extensions": "not-a-list"}')
-    result = run("-p", "hi")
+@pytest.mark.parametrize(
+    ("settings", "key", "problem"),
+    [
+        ('{"extensions": "not-a-list"}', "extensions", 'expected a list of strings, got "not-a-list"'),
+        # Read only once a run needs it, and still a configuration error before any request.
+        ('{"retry": {"maxRetries": "three"}}', "retry.maxRetries", 'expected a non-negative integer, got "three"'),
+    ],
+)
+def test_settings_error_is_one_line_exit_2(agent_dir: Path, settings: str, key: str, problem: str) -> None:
+    (agent_dir / "settings.json").write_text(settings)
+    result = subprocess.run([sys.executable, "-m", "knightcode", "-p", "hi", "--no-session"], capture_output=True,
+                            text=True, input="", check=False, env={**os.environ, "OPENAI_API_KEY": "sk-test"})
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"knightcode: settings error in {agent_dir / 'settings.json'}: extensions: expected a list of strings, got \"not-a-list\""
-    ] or "settings error in" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        f"knightcode: settings error in {agent_dir / 'settings.json'}: {key}: {problem}"
+    ]
 
 
 def test_invalid_json_settings_names_line_and_column(agent_dir: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from knightcode.testing import drop_reply, error_reply, reply, text_reply, tool_call, tool_call_reply, usage
 
-from .conftest import MODEL, PROVIDER, Scripted, types_of
+from .conftest import MODEL, PROVIDER, Scripted, types_of, write_models_json
 
 
 def test_text_reply_record_sequence(scripted: Scripted) -> None:
@@ -275,3 +275,16 @@ def test_plugin_entries_and_session_name_reach_the_stream_and_file(scripted: Scr
     stored = scripted.session_entries()
     assert entry in stored
     assert any(e["type"] == "session_info" and e["name"] == "my task" for e in stored)
+
+
+def test_an_image_argument_is_sent_as_an_image(scripted: Scripted) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (1).to_bytes(4, "big") * 2 + b"\x08\x02\x00\x00\x00"
+    (scripted.project / "shot.txt").write_bytes(png)  # recognised by content, not by name
+    write_models_json(scripted.agent_dir, scripted.server.base_url, input=["text", "image"])
+    scripted.server.add(text_reply("a pixel"))
+    result = scripted.run("-p", "@shot.txt", "what is this?")
+    assert result.returncode == 0, result.stderr
+    content = scripted.server.requests[0].body["messages"][-1]["content"]
+    kinds = [part["type"] for part in content]
+    assert kinds == ["text", "image_url"]
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")

@@ -175,3 +175,17 @@ async def test_session_start_refreshes_in_the_background(
     assert [m.id for m in harness.registry.available() if m.provider == "llama.cpp"] == [
         "tiny-chat"
     ]
+
+
+async def test_a_headless_session_start_does_not_touch_the_router(
+    router: LlamaServer, make_harness: Callable[..., Harness]
+) -> None:
+    router.ensure({"tiny-chat"})
+    harness = make_harness(router.url, KEY)
+    harness.agent("openai/gpt-5")
+    assert harness.host.context is not None
+    harness.host.context.has_ui = False  # -p / --mode json: nobody will pick another model
+    from knightcode_builtins import llama_cpp
+
+    await harness.host.emit("session_start", reason="startup", previous_session_file=None)
+    assert not llama_cpp._pending

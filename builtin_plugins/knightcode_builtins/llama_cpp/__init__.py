@@ -101,14 +101,17 @@ def register_commands(register: Callable[..., None]) -> None:
 
 @hookimpl
 async def session_start(ctx: Any) -> None:
-    """Bring the session's llama.cpp model (if it is one) in step with the router; otherwise ask
-    the router for its models in the background, so ``/model`` lists them without delaying
-    start-up (a router that is not running costs one refused connection)."""
+    """Bring the session's llama.cpp model (if it is one) in step with the router; otherwise,
+    when a person can pick models (``ctx.has_ui``), ask the router for its models in the
+    background so the picker lists them without delaying start-up. A one-shot ``-p``/JSON run
+    never picks another model, so it does not touch the router at all."""
     from knightcode_builtins.llama_cpp.session_model import refresh_registry, sync_session_model
 
     agent = ctx.extras.get("agent") if isinstance(ctx.extras, dict) else None
     if agent is not None and agent.model.provider == PROVIDER:
         await sync_session_model(ctx)
+        return
+    if not getattr(ctx, "has_ui", False):
         return
     task = asyncio.ensure_future(refresh_registry(ctx))
     _pending.add(task)

@@ -18,13 +18,12 @@ class RetrySettings:
 
 
 def retry_delay_ms(settings: RetrySettings, attempt: int, retry_after_ms: float | None) -> int:
-    """``base * 2^(attempt-1)``, capped, or the server's ``Retry-After`` when that is longer."""
-    delay = settings.base_delay_ms * (2 ** (attempt - 1))
-    if settings.max_delay_ms:
-        delay = min(delay, settings.max_delay_ms)
-    if retry_after_ms is not None and retry_after_ms > delay:
-        delay = int(retry_after_ms)
-    return int(delay)
+    """The wait before retry ``attempt`` under these settings (``max_delay_ms`` 0: no cap); the
+    formula itself is :func:`knightcode.llm.errors.backoff_delay_ms`."""
+    from knightcode.llm.errors import backoff_delay_ms
+
+    cap = settings.max_delay_ms or 2**53
+    return backoff_delay_ms(attempt, settings.base_delay_ms, cap, retry_after_ms)
 
 
 async def sleep_unless_aborted(delay_ms: int, signal: asyncio.Event) -> bool:

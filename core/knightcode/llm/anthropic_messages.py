@@ -16,7 +16,7 @@ import httpx
 
 from knightcode.llm.anthropic_convert import build_anthropic_body, thinking_enabled
 from knightcode.llm.sse import iter_sse_data, parse_json
-from knightcode.llm.streaming import BlockCloser, error_event, request_headers
+from knightcode.llm.streaming import BlockCloser, done_events, error_event, release, request_headers
 from knightcode.llm.transport import AbortWatch, StreamFailed, iter_body, open_stream
 from knightcode.llm.types import (
     AssistantMessageEvent,
@@ -164,24 +164,13 @@ async def stream_anthropic_messages(
                     )
         if not finished:
             raise StreamFailed("terminated: the stream ended before the response was complete")
-        for end in closer.end_all():
+        for end in done_events(closer, output, _STOP_REASONS.get(stop or "end_turn"), provider_reason=stop):
             yield end
-        mapped = _STOP_REASONS.get(stop or "end_turn")
-        if mapped is None:
-            raise StreamFailed(f"The provider stopped the response: {stop}")
-        output["stopReason"] = mapped  # type: ignore[typeddict-item]
-        yield {"type": "done", "reason": mapped, "message": output}  # type: ignore[typeddict-item]
     except Exception as exc:  # noqa: BLE001 -- every failure becomes the stream's final event
         closer.finish_tool_calls()
         yield error_event(output, exc, watch, options.api_key)
     finally:
-        if body_chunks is not None:
-            # A consumer that stopped early leaves the body generator suspended: close it (and
-            # with it the response) now rather than whenever the garbage collector gets to it.
-            await body_chunks.aclose()
-        watch.close()
-        if client is None:
-            await http.aclose()
+        await release(body_chunks, watch, http if client is None else None)
 
 
 def _start_block(

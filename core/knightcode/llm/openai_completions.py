@@ -20,7 +20,7 @@ import httpx
 
 from knightcode.llm.openai_convert import build_openai_body
 from knightcode.llm.sse import iter_sse_data, parse_json
-from knightcode.llm.streaming import BlockCloser, error_event, request_headers
+from knightcode.llm.streaming import BlockCloser, done_events, error_event, release, request_headers
 from knightcode.llm.transport import (
     AbortWatch,
     StreamFailed,
@@ -195,26 +195,16 @@ async def stream_openai_completions(
                 ended = True  # keep draining (the connection is reusable) but ignore the rest
         if not saw_done and finish is None:
             raise StreamFailed("terminated: the stream ended before the response was complete")
-        for event in closer.end_all():
-            yield event
         stop = _STOP_REASONS.get(finish or "stop")
-        if stop is None:
-            raise StreamFailed(f"The provider stopped the response: {finish}")
         if stop == "stop" and tools:
             stop = "toolUse"  # some servers say "stop" after tool calls
-        output["stopReason"] = stop  # type: ignore[typeddict-item]
-        yield {"type": "done", "reason": stop, "message": output}  # type: ignore[typeddict-item]
+        for event in done_events(closer, output, stop, provider_reason=finish):
+            yield event
     except Exception as exc:  # noqa: BLE001 -- every failure becomes the stream's final event
         closer.finish_tool_calls()
         yield error_event(output, exc, watch, options.api_key)
     finally:
-        if body_chunks is not None:
-            # A consumer that stopped early leaves the body generator suspended: close it (and
-            # with it the response) now rather than whenever the garbage collector gets to it.
-            await body_chunks.aclose()
-        watch.close()
-        if client is None:
-            await http.aclose()
+        await release(body_chunks, watch, http if client is None else None)
 
 
 def _tool_deltas(

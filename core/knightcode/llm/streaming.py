@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -17,7 +17,7 @@ from knightcode.llm.transport import (
 from knightcode.llm.types import AssistantMessageEvent, ErrorEvent, Model, StreamOptions
 from knightcode.session.messages import AssistantMessage
 
-__all__ = ["BlockCloser", "error_event", "parse_arguments", "request_headers"]
+__all__ = ["BlockCloser", "done_events", "error_event", "parse_arguments", "release", "request_headers"]
 
 
 def request_headers(
@@ -213,3 +213,33 @@ def error_event(
     if retry_after is not None:
         event["retryAfterMs"] = retry_after
     return event
+
+
+def done_events(
+    closer: BlockCloser, output: AssistantMessage, stop: str | None, *, provider_reason: str | None
+) -> Iterator[AssistantMessageEvent]:
+    """The events that end a complete stream: open blocks closed, then ``done`` with ``stop``.
+
+    :param stop: the mapped stop reason, or None when the provider's reason (``provider_reason``)
+        means no usable answer (e.g. a content filter)
+    :raises StreamFailed: for such an unusable stop reason, after the block ends were yielded
+    """
+    yield from closer.end_all()
+    if stop is None:
+        raise StreamFailed(f"The provider stopped the response: {provider_reason}")
+    output["stopReason"] = stop  # type: ignore[typeddict-item]
+    yield {"type": "done", "reason": stop, "message": output}  # type: ignore[typeddict-item]
+
+
+async def release(
+    body_chunks: AsyncGenerator[bytes, None] | None, watch: AbortWatch, owned: httpx.AsyncClient | None
+) -> None:
+    """Free what one streamed request held: the response body, the abort watch, and the HTTP
+    client when the stream created its own."""
+    if body_chunks is not None:
+        # A consumer that stopped early leaves the body generator suspended: close it (and with
+        # it the response) now rather than whenever the garbage collector gets to it.
+        await body_chunks.aclose()
+    watch.close()
+    if owned is not None:
+        await owned.aclose()

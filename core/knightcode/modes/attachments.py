@@ -12,24 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from knightcode.errors import UsageError
-
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
-def image_mime(data: bytes) -> str | None:
-    """The MIME type of an image by its first bytes, or None when it is not one we send."""
-    for magic, mime in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return mime
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
+from knightcode.tools.image_info import detect_image_mime
 
 @dataclass
 class Prompts:
@@ -57,7 +40,7 @@ def split_arguments(arguments: list[str], cwd: Path) -> Prompts:
             raise UsageError(f"{argument}: no such file") from None
         except OSError as error:
             raise UsageError(f"{argument}: cannot read it ({error.strerror})") from None
-        mime = image_mime(data)
+        mime = detect_image_mime(data[:16])
         if mime is not None:
             prompts.images.append({"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime})
         else:
