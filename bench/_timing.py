@@ -6,32 +6,54 @@ import os
 import statistics
 import subprocess
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 
-def median_wall_ms(command: Sequence[str], runs: int = 30, env: Mapping[str, str] | None = None,
-                   cwd: str | None = None, warmup: int = 3) -> float:
+def median_wall_ms(
+    command: Sequence[str],
+    runs: int = 30,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    warmup: int = 3,
+) -> float:
     """Median wall time of ``command`` in milliseconds over ``runs`` runs (after ``warmup``)."""
     samples = []
     for index in range(warmup + runs):
         started = time.perf_counter()
-        subprocess.run(command, env=dict(env) if env is not None else None, cwd=cwd, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if index >= warmup:
             samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
 
 
-def interleaved_medians(commands: Mapping[str, Sequence[str]], runs: int = 30,
-                        env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, float]:
+def interleaved_medians(
+    commands: Mapping[str, Sequence[str]],
+    runs: int = 30,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> dict[str, float]:
     """Median wall times of several commands measured in alternation, so that machine noise
-    falls on all of them alike."""
+    falls on all of them alike.
+    """
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for index in range(runs + 3):
         for name, command in commands.items():
             started = time.perf_counter()
-            subprocess.run(command, env=dict(env) if env is not None else None, cwd=cwd, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                command,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             if index >= 3:
                 samples[name].append((time.perf_counter() - started) * 1000)
     return {name: statistics.median(values) for name, values in samples.items()}

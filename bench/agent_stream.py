@@ -29,20 +29,44 @@ def _setup(root: Path, base_url: str) -> tuple[dict[str, str], Path]:
     agent, project = root / "agent", root / "project"
     agent.mkdir()
     project.mkdir()
-    (agent / "models.json").write_text(json.dumps({"providers": {"scripted": {
-        "baseUrl": base_url, "api": "openai-completions", "models": [{"id": "scripted-model"}]}}}))
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "scripted": {
+                        "baseUrl": base_url,
+                        "api": "openai-completions",
+                        "models": [{"id": "scripted-model"}],
+                    }
+                }
+            }
+        )
+    )
     return clean_env(KNIGHTCODE_CODING_AGENT_DIR=str(agent), HOME=str(root)), project
 
 
-COMMAND = [sys.executable, "-m", "knightcode", "--no-session", "--model", "scripted/scripted-model", "--mode", "json"]
+COMMAND = [
+    sys.executable,
+    "-m",
+    "knightcode",
+    "--no-session",
+    "--model",
+    "scripted/scripted-model",
+    "--mode",
+    "json",
+]
 
 
-def stream_to_file(server: ScriptedServer, env: dict[str, str], project: Path, deltas: int) -> tuple[float, int, int]:
+def stream_to_file(
+    server: ScriptedServer, env: dict[str, str], project: Path, deltas: int
+) -> tuple[float, int, int]:
     """Seconds, records written, peak RSS in bytes of one run writing to a file."""
     server.add(deltas_reply(deltas))
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
-        process = subprocess.Popen([*COMMAND, "go"], cwd=project, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [*COMMAND, "go"], cwd=project, env=env, stdout=out, stderr=subprocess.DEVNULL
+        )
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -57,7 +81,9 @@ def first_update_ms(server: ScriptedServer, env: dict[str, str], project: Path) 
     """Milliseconds from spawning the process to reading its first message_update record."""
     server.add(text_reply("hello", " world"))
     started = time.perf_counter()
-    process = subprocess.Popen([*COMMAND, "go"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*COMMAND, "go"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert process.stdout is not None
     for line in process.stdout:
         if b'"message_update"' in line:
@@ -77,7 +103,9 @@ def python_pass_ms() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
@@ -96,7 +124,9 @@ def main() -> None:
     streaming = seconds - first / 1000
     print(f"python -c pass                         {statistics.median(bases):8.1f} ms")
     print(f"start -> first message_update          {first:8.1f} ms   (target < 400 ms)")
-    print(f"{args.deltas} deltas -> file, whole run   {seconds * 1000:8.0f} ms   ({records} records)")
+    print(
+        f"{args.deltas} deltas -> file, whole run   {seconds * 1000:8.0f} ms   ({records} records)"
+    )
     print(f"records/s, whole run                   {records / seconds:8.0f}")
     print(f"records/s, after the first record      {records / streaming:8.0f}   (target >= 50 000)")
     print(f"peak RSS                               {rss / 2**20:8.1f} MB   (target < 120 MB)")

@@ -27,14 +27,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.session_fixture import write_session
 from knightcode import convert_to_llm, serialize_conversation
-from knightcode.session import SessionManager, estimate_tokens, project_path
+from knightcode._session import SessionManager, estimate_tokens, project_path
 from knightcode_builtins.compaction.cut_point import find_cut_point
 from knightcode_builtins.compaction.file_ops import FileOperations, extract_file_ops
 from knightcode_builtins.compaction.preparation import prepare_compaction
 from knightcode_builtins.compaction.state import DefaultBudgets
-
-from bench.session_fixture import write_session
 
 
 def _median_ms(work: Callable[[], Any], runs: int) -> tuple[float, Any]:
@@ -65,7 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=2_000_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--keep", type=Path, default=None, help="write the session here and keep it")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="write the session here and keep it"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -74,22 +75,30 @@ def main(argv: list[str] | None = None) -> None:
         session, total = _session(folder, args.tokens)
         path = session.get_branch()
         settings = DefaultBudgets()
-        print(f"session: {len(session.get_entries())} entries, {total:,} context tokens "
-              f"({session.session_file.stat().st_size / 1e6:.1f} MB)")  # type: ignore[union-attr]
+        print(
+            f"session: {len(session.get_entries())} entries, {total:,} context tokens "
+            f"({session.session_file.stat().st_size / 1e6:.1f} MB)"
+        )  # type: ignore[union-attr]
 
         prepare_ms, prep = _median_ms(lambda: prepare_compaction(path, settings), args.runs)
         assert prep is not None
         messages = [*prep.messages_to_summarize, *prep.turn_prefix_messages]
-        serialize_ms, text = _median_ms(lambda: serialize_conversation(convert_to_llm(messages)), args.runs)
+        serialize_ms, text = _median_ms(
+            lambda: serialize_conversation(convert_to_llm(messages)), args.runs
+        )
         entries = project_path(path).entries
         cut_ms, _ = _median_ms(
             lambda: find_cut_point(entries, 0, len(entries), settings.keep_recent_tokens), args.runs
         )
         ops_ms, _ = _median_ms(lambda: extract_file_ops(messages, FileOperations()), args.runs)
 
-        print(f"messages to summarize: {len(messages):,}; serialized: {len(text) / 1e6:.1f} M characters")
-        print(f"prepare_compaction:     {prepare_ms:7.1f} ms  (cut point alone {cut_ms:.1f} ms, "
-              f"file lists alone {ops_ms:.1f} ms)")
+        print(
+            f"messages to summarize: {len(messages):,}; serialized: {len(text) / 1e6:.1f} M characters"
+        )
+        print(
+            f"prepare_compaction:     {prepare_ms:7.1f} ms  (cut point alone {cut_ms:.1f} ms, "
+            f"file lists alone {ops_ms:.1f} ms)"
+        )
         print(f"serialization:          {serialize_ms:7.1f} ms")
         print(f"prepare + serialize:    {prepare_ms + serialize_ms:7.1f} ms  (target 300 ms)")
         session.close()

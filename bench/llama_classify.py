@@ -26,12 +26,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from knightcode.llm import BoolQuestion, ChoiceQuestion, ClassifyRequest, Model, ScoreQuestion
-from knightcode.llm.classify import parse_questions
+from knightcode._llm import BoolQuestion, ChoiceQuestion, ClassifyRequest, Model, ScoreQuestion
+from knightcode._llm.classify import parse_questions
 from knightcode_builtins.llama_cpp.classify_chat import classify_with_chat_model
 from knightcode_builtins.llama_cpp.connection import Connection
 from knightcode_builtins.llama_cpp.router import RouterClient
-
 from tests.llama_cpp.make_tiny_gguf import write_model
 from tests.llama_cpp.servers import LlamaServer, fast_binary
 
@@ -78,7 +77,8 @@ class TimedClient(RouterClient):
 
 async def make_state(client: RouterClient, model_id: str) -> dict[str, Any]:
     """A support-ticket state of about STATE_TOKENS tokens for this model's tokenizer, with a
-    fresh id so no earlier run's cache helps."""
+    fresh id so no earlier run's cache helps.
+    """
     line = "2026-10-06 12:00 customer wrote: the parcel is late again and nobody answers. "
     body = line * 10
     while len(await client.tokenize(model_id, body)) < STATE_TOKENS:

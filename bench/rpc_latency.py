@@ -30,10 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._timing import clean_env, ensure_bytecode
 from knightcode.rpc import Client
 from knightcode.testing import ScriptedServer, deltas_reply
-
-from bench._timing import clean_env, ensure_bytecode
 
 ARGS = ["--no-session", "--model", "scripted/scripted-model"]
 Window = list[float]  # [first delta seen, assistant message_end seen]
@@ -51,8 +50,9 @@ def in_window(timed: list[tuple[float, float]], window: Window) -> list[float]:
 # --- through the client -----------------------------------------------------------------------
 
 
-async def client_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
-                         args: argparse.Namespace) -> tuple[list[float], list[float]]:
+async def client_figures(
+    env: dict[str, str], cwd: Path, server: ScriptedServer, args: argparse.Namespace
+) -> tuple[list[float], list[float]]:
     async with Client(ARGS, env=env, cwd=cwd) as client:
 
         async def round_trip() -> tuple[float, float]:
@@ -62,7 +62,9 @@ async def client_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
 
         for _ in range(200):  # warm-up: first-call imports and allocations
             await round_trip()
-        idle = [(end - start) * 1000 for start, end in [await round_trip() for _ in range(args.idle)]]
+        idle = [
+            (end - start) * 1000 for start, end in [await round_trip() for _ in range(args.idle)]
+        ]
         streaming: list[float] = []
         for _ in range(args.rounds):
             server.add(deltas_reply(args.deltas))
@@ -71,7 +73,8 @@ async def client_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
             def watch(event: dict[str, Any], window: Window = window) -> None:
                 kind = event["type"]
                 if (kind == "message_update" and not window) or (
-                        kind == "message_end" and event["message"]["role"] == "assistant"):
+                    kind == "message_end" and event["message"]["role"] == "assistant"
+                ):
                     window.append(time.perf_counter())
 
             unsubscribe = client.subscribe(watch)
@@ -90,10 +93,17 @@ async def client_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
 # --- through raw pipes --------------------------------------------------------------------------
 
 
-def direct_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
-                   args: argparse.Namespace) -> tuple[list[float], list[float]]:
-    process = subprocess.Popen([sys.executable, "-m", "knightcode", *ARGS, "--mode", "rpc"], cwd=cwd, env=env,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def direct_figures(
+    env: dict[str, str], cwd: Path, server: ScriptedServer, args: argparse.Namespace
+) -> tuple[list[float], list[float]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "knightcode", *ARGS, "--mode", "rpc"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert process.stdin is not None and process.stdout is not None
     stdin, stdout = process.stdin, process.stdout
     answered: dict[bytes, float] = {}
@@ -106,10 +116,11 @@ def direct_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
             now = time.perf_counter()
             if line.startswith(b'{"id":"g'):
                 with arrived:
-                    answered[line[7:line.index(b'"', 7)]] = now
+                    answered[line[7 : line.index(b'"', 7)]] = now
                     arrived.notify_all()
             elif (line.startswith(b'{"type":"message_update"') and not window) or (
-                    line.startswith(b'{"type":"message_end","message":{"role":"assistant"')):
+                line.startswith(b'{"type":"message_end","message":{"role":"assistant"')
+            ):
                 window.append(now)
             elif line.startswith(b'{"type":"agent_settled"'):
                 with arrived:
@@ -149,15 +160,21 @@ def direct_figures(env: dict[str, str], cwd: Path, server: ScriptedServer,
 
 
 def report(name: str, samples: list[float]) -> None:
-    print(f"  {name:<10} n={len(samples):>5}  median {statistics.median(samples):6.3f} ms  "
-          f"p99 {percentile(samples, 0.99):7.3f} ms  max {max(samples):7.3f} ms")
+    print(
+        f"  {name:<10} n={len(samples):>5}  median {statistics.median(samples):6.3f} ms  "
+        f"p99 {percentile(samples, 0.99):7.3f} ms  max {max(samples):7.3f} ms"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--idle", type=int, default=2000, help="idle round trips (default 2000)")
     parser.add_argument("--rounds", type=int, default=20, help="streamed prompts (default 20)")
-    parser.add_argument("--deltas", type=int, default=10000, help="deltas per streamed prompt (default 10000)")
+    parser.add_argument(
+        "--deltas", type=int, default=10000, help="deltas per streamed prompt (default 10000)"
+    )
     parser.add_argument("--no-builtins", action="store_true", help="load no built-in plugins")
     args = parser.parse_args()
     ensure_bytecode()
@@ -166,14 +183,30 @@ def main() -> None:
         agent, project = root / "agent", root / "project"
         agent.mkdir()
         project.mkdir()
-        (agent / "models.json").write_text(json.dumps({"providers": {"scripted": {
-            "baseUrl": server.base_url, "api": "openai-completions", "models": [{"id": "scripted-model"}]}}}))
+        (agent / "models.json").write_text(
+            json.dumps(
+                {
+                    "providers": {
+                        "scripted": {
+                            "baseUrl": server.base_url,
+                            "api": "openai-completions",
+                            "models": [{"id": "scripted-model"}],
+                        }
+                    }
+                }
+            )
+        )
         env = clean_env(KNIGHTCODE_CODING_AGENT_DIR=str(agent), HOME=str(root))
         if args.no_builtins:
             env["KNIGHTCODE_LOAD_PLUGINS"] = ""
-        print(f"get_state round trips; streaming: {args.rounds} prompts of {args.deltas} deltas "
-              "(targets: idle median < 2 ms, streaming p99 < 20 ms)")
-        for name, measure in (("knightcode.rpc.Client", None), ("raw pipes, thin reader", direct_figures)):
+        print(
+            f"get_state round trips; streaming: {args.rounds} prompts of {args.deltas} deltas "
+            "(targets: idle median < 2 ms, streaming p99 < 20 ms)"
+        )
+        for name, measure in (
+            ("knightcode.rpc.Client", None),
+            ("raw pipes, thin reader", direct_figures),
+        ):
             if measure is None:
                 idle, streaming = asyncio.run(client_figures(env, project, server, args))
             else:

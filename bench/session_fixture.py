@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from knightcode.session import jsonl
-from knightcode.session.ids import iso_timestamp
+from knightcode._session import jsonl
+from knightcode._session.ids import iso_timestamp
 
 __all__ = ["write_session"]
 

@@ -33,7 +33,7 @@ def _maxrss_bytes() -> int:
 
 def child_load(path: Path) -> dict[str, float]:
     """Measure one load in this (fresh) process."""
-    from knightcode.session import (
+    from knightcode._session import (
         SessionManager,
         convert_to_llm,
         estimate_context_tokens,
@@ -71,7 +71,7 @@ def child_load(path: Path) -> dict[str, float]:
 
 def bench_append(directory: Path, count: int) -> dict[str, float]:
     """Append ``count`` messages to a session that already holds an assistant message."""
-    from knightcode.session import SessionManager
+    from knightcode._session import SessionManager
 
     manager = SessionManager.create(str(directory), directory / "append")
     usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench._timing import clean_env, ensure_bytecode, interleaved_medians
 
-EXTENSION = '''
+EXTENSION = """
 from knightcode import hookimpl
 
 @hookimpl
@@ -29,7 +29,7 @@ def register_commands(register):
 @hookimpl
 def tool_call(tool_name, input):
     return None
-'''
+"""
 
 
 def console_script() -> str:
@@ -42,7 +42,9 @@ def console_script() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     ensure_bytecode()
@@ -59,23 +61,40 @@ def main() -> None:
         env_full = clean_env(KNIGHTCODE_CODING_AGENT_DIR=str(full_agent), HOME=str(root))
 
         version = interleaved_medians(
-            {"python -c pass": [sys.executable, "-c", "pass"], "knightcode --version": [knightcode, "--version"]},
-            runs=args.runs, env=env_empty, cwd=str(project),
+            {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "knightcode --version": [knightcode, "--version"],
+            },
+            runs=args.runs,
+            env=env_empty,
+            cwd=str(project),
         )
         listing_empty = interleaved_medians(
-            {"python -c pass": [sys.executable, "-c", "pass"], "config list (0 ext)": [knightcode, "config", "list"]},
-            runs=args.runs, env=env_empty, cwd=str(project),
+            {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "config list (0 ext)": [knightcode, "config", "list"],
+            },
+            runs=args.runs,
+            env=env_empty,
+            cwd=str(project),
         )
         listing_full = interleaved_medians(
-            {"python -c pass": [sys.executable, "-c", "pass"], "config list (100 ext)": [knightcode, "config", "list"]},
-            runs=args.runs, env=env_full, cwd=str(project),
+            {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "config list (100 ext)": [knightcode, "config", "list"],
+            },
+            runs=args.runs,
+            env=env_full,
+            cwd=str(project),
         )
 
     base = version["python -c pass"]
     ratio = version["knightcode --version"] / base
     load_ms = listing_full["config list (100 ext)"] - listing_empty["config list (0 ext)"]
     print(f"python -c pass                    {base:8.1f} ms")
-    print(f"knightcode --version              {version['knightcode --version']:8.1f} ms  ({ratio:.2f}x python; target < 2.5x)")
+    print(
+        f"knightcode --version              {version['knightcode --version']:8.1f} ms  ({ratio:.2f}x python; target < 2.5x)"
+    )
     print(f"python -c pass (beside config)    {listing_full['python -c pass']:8.1f} ms")
     print(f"knightcode config list, 0 ext     {listing_empty['config list (0 ext)']:8.1f} ms")
     print(f"knightcode config list, 100 ext   {listing_full['config list (100 ext)']:8.1f} ms")

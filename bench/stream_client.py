@@ -25,9 +25,10 @@ if not __package__:  # run as a script: make the repository importable
 
 async def _run_once(base_url: str, api: str, deltas: int) -> tuple[float, int]:
     import httpx
-    from knightcode.llm.anthropic_messages import stream_anthropic_messages
-    from knightcode.llm.openai_completions import stream_openai_completions
-    from knightcode.llm.types import Context, Model, StreamOptions
+
+    from knightcode._llm.anthropic_messages import stream_anthropic_messages
+    from knightcode._llm.openai_completions import stream_openai_completions
+    from knightcode._llm.types import Context, Model, StreamOptions
 
     model = Model(provider="bench", id="scripted-model", name="bench", api=api, base_url=base_url)
     context = Context(messages=[{"role": "user", "content": "go", "timestamp": 0}])

@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from knightcode.tools import LocalBackend, ToolContext, create_builtin_tools
-from knightcode.tools.find import rg_files_argv
+from knightcode._tools import LocalBackend, ToolContext, create_builtin_tools
+from knightcode._tools.find import rg_files_argv
 
 FILES = 50_000
 PER_DIR = 100
@@ -71,7 +71,7 @@ async def measure(
         for name, command in bare.items():
             started = time.perf_counter()
             # Blocking on purpose: nothing else should run while the bare command is timed.
-            subprocess.run(command, capture_output=True, cwd=cwd, check=False)  # noqa: ASYNC221
+            subprocess.run(command, capture_output=True, cwd=cwd, check=False)
             elapsed[name] = time.perf_counter() - started
         if index >= 2:  # the first rounds warm the page cache
             for name, seconds in elapsed.items():

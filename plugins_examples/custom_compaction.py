@@ -1,7 +1,7 @@
 """An example extension: compaction summaries written by a different (cheaper, faster) model.
 
 Load it for one run with ``knightcode -e plugins_examples/custom_compaction.py --compaction-model
-provider/model-id``, or copy it into ``~/.knightcode/agent/extensions/``.
+provider/model-id``, or copy it into ``~/.knightcode/_agent/extensions/``.
 
 It answers ``session_before_compact``: instead of the default checkpoint of the old messages,
 it asks the ``--compaction-model`` for one summary of *everything* being compacted (the history
@@ -29,17 +29,23 @@ work, open problems, and the next steps. Use markdown sections.{previous}
 
 @hookimpl
 def register_flags(register: Any) -> None:
-    register(name="compaction-model", type="string", default=None,
-             description="provider/model-id that writes compaction summaries (custom_compaction example).")
+    register(
+        name="compaction-model",
+        type="string",
+        default=None,
+        description="provider/model-id that writes compaction summaries (custom_compaction example).",
+    )
 
 
 async def summarize(model: Any, registry: Any, text: str, signal: Any) -> tuple[str, Any]:
     """One request to ``model``: the summary text and the request's usage."""
-    from knightcode.llm import Context, StreamOptions
+    from knightcode._llm import Context, StreamOptions
 
     user = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
     # A one-off prompt: writing it to the provider's prompt cache would only cost more.
-    options = StreamOptions(signal=signal, max_tokens=min(8192, model.max_tokens), cache_retention="none")
+    options = StreamOptions(
+        signal=signal, max_tokens=min(8192, model.max_tokens), cache_retention="none"
+    )
     async for event in registry.stream(model, Context(messages=[user]), options):  # type: ignore[list-item]
         if event["type"] == "error":
             raise RuntimeError(event["error"].get("errorMessage") or "the summary request failed")
@@ -61,19 +67,23 @@ async def session_before_compact(preparation: Any, signal: Any, ctx: Any) -> dic
         previous = preparation.previous_summary
         text = PROMPT.format(
             conversation=serialize_conversation(convert_to_llm(messages)),
-            previous=f"\n\nThe summary of the conversation before it:\n{previous}" if previous else "",
+            previous=f"\n\nThe summary of the conversation before it:\n{previous}"
+            if previous
+            else "",
         )
         ctx.ui.notify(f"custom_compaction: summarizing {len(messages)} messages with {model.ref}")
         summary, usage = await summarize(model, ctx.model_registry, text, signal)
-    except Exception as error:  # noqa: BLE001 - any failure: let the built-in compaction run
+    except Exception as error:
         ctx.ui.notify(f"custom_compaction: {error}; using the built-in compaction", "warning")
         return None
     if not summary.strip():
         return None
-    return {"compaction": {
-        "summary": summary,
-        "first_kept_entry_id": preparation.first_kept_entry_id,
-        "tokens_before": preparation.tokens_before,
-        "usage": usage,
-        "details": {"model": model.ref},
-    }}
+    return {
+        "compaction": {
+            "summary": summary,
+            "first_kept_entry_id": preparation.first_kept_entry_id,
+            "tokens_before": preparation.tokens_before,
+            "usage": usage,
+            "details": {"model": model.ref},
+        }
+    }

@@ -1,7 +1,7 @@
 """An example single-file extension: a slash command, a flag and a guard on tool calls.
 
 Load it for one run with ``knightcode -e plugins_examples/hello_command.py``, or copy it into
-``~/.knightcode/agent/extensions/`` to load it every time.
+``~/.knightcode/_agent/extensions/`` to load it every time.
 
 - ``/hello [name]`` greets (through the UI, so it works in every mode);
 - ``--hello-name NAME`` sets who is greeted when ``/hello`` gets no argument;
@@ -38,12 +38,17 @@ def register_commands(register: Any) -> None:
 
 @hookimpl
 def register_flags(register: Any) -> None:
-    register(name="hello-name", type="string", default=None, description="Who /hello greets by default.")
+    register(
+        name="hello-name", type="string", default=None, description="Who /hello greets by default."
+    )
 
 
 @hookimpl
 def tool_call(tool_name: str, input: dict[str, Any]) -> dict[str, Any] | None:
     """Refuse ``rm -rf /`` and friends; every other call goes ahead."""
     if tool_name == "bash" and DANGEROUS.search(str(input.get("command", ""))):
-        return {"block": True, "reason": "hello_command: refusing to delete from the filesystem root"}
+        return {
+            "block": True,
+            "reason": "hello_command: refusing to delete from the filesystem root",
+        }
     return None

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.cli.main_command import make_request, split_model
-from knightcode.errors import UsageError
+from knightcode._cli.main_command import make_request, split_model
+from knightcode._errors import UsageError
 
 from .plugins.conftest import canary_plugin, write
-
 
 
 @pytest.fixture(autouse=True)
@@ -22,9 +21,15 @@ def only_the_plugins_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are about extensions; knightcode's own built-ins would only add rows."""
     monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
 
+
 def run(*args: str, stdin: str | None = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "knightcode", *args], capture_output=True, text=True, input=stdin, check=False, env=os.environ.copy()
+        [sys.executable, "-m", "knightcode", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        check=False,
+        env=os.environ.copy(),
     )
 
 
@@ -38,23 +43,47 @@ def test_version_is_fast_path() -> None:
 
 def test_version_imports_nothing_heavy() -> None:
     code = "import sys; from knightcode.__main__ import main; main(['--version']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('click','pluggy','pydantic','httpx','rich','watchfiles','importlib_metadata')))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.splitlines()[-1] == "[]"
 
 
 def test_help_lists_every_documented_option() -> None:
     result = run("--help")
     assert result.returncode == 0
-    for option in ("--mode", "-p, --print", "--provider", "--model", "--thinking", "--session PATH", "--session-dir",
-                   "--no-session", "-c, --continue", "-r, --resume", "-e, --extension", "--no-extensions", "--tools",
-                   "--no-tools", "--no-builtin-tools", "--system-prompt", "--append-system-prompt", "--approve",
-                   "--version", "-h, --help", "knightcode config list", "knightcode trust"):
+    for option in (
+        "--mode",
+        "-p, --print",
+        "--provider",
+        "--model",
+        "--thinking",
+        "--session PATH",
+        "--session-dir",
+        "--no-session",
+        "-c, --continue",
+        "-r, --resume",
+        "-e, --extension",
+        "--no-extensions",
+        "--tools",
+        "--no-tools",
+        "--no-builtin-tools",
+        "--system-prompt",
+        "--append-system-prompt",
+        "--approve",
+        "--version",
+        "-h, --help",
+        "knightcode config list",
+        "knightcode trust",
+    ):
         assert option in result.stdout, option
 
 
 def test_help_does_not_import_pydantic_httpx_or_rich() -> None:
-    code = "import sys; from knightcode.cli import run; run(['--help']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic','httpx','rich')), file=sys.stderr)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = "import sys; from knightcode._cli import run; run(['--help']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic','httpx','rich')), file=sys.stderr)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stderr.strip().splitlines()[-1] == "[]"
 
 
@@ -63,7 +92,10 @@ def test_help_does_not_import_pydantic_httpx_or_rich() -> None:
     [
         (["--mode", "yaml"], "Invalid value for '--mode'"),
         (["--thinking", "loud"], "Invalid value for '--thinking'"),
-        (["--session", "a.jsonl", "--no-session"], "--session and --no-session cannot be used together"),
+        (
+            ["--session", "a.jsonl", "--no-session"],
+            "--session and --no-session cannot be used together",
+        ),
         (["-c", "-r"], "--continue and --resume cannot be used together"),
         (["--tools", "read", "--no-tools"], "--tools and --no-tools cannot be used together"),
         (["--tools", "read,,ls", "hi"], "expected a comma-separated list of tool names"),
@@ -93,8 +125,14 @@ def test_modes_not_built_yet_say_so(args: list[str], described: str) -> None:
 
 def test_print_without_a_model_is_a_clear_configuration_error(agent_dir: Path) -> None:
     env_clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run([sys.executable, "-m", "knightcode", "-p", "hi"], capture_output=True, text=True,
-                            input="", check=False, env=env_clean)
+    result = subprocess.run(
+        [sys.executable, "-m", "knightcode", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        input="",
+        check=False,
+        env=env_clean,
+    )
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("knightcode: error: no model available: set an API key")
@@ -103,7 +141,10 @@ def test_print_without_a_model_is_a_clear_configuration_error(agent_dir: Path) -
 def test_print_mode_needs_a_message() -> None:
     result = run("-p")
     assert result.returncode == 2
-    assert result.stderr.strip() == "knightcode: error: --mode text needs a message (or piped input on stdin)"
+    assert (
+        result.stderr.strip()
+        == "knightcode: error: --mode text needs a message (or piped input on stdin)"
+    )
 
 
 def test_model_splitting() -> None:
@@ -115,9 +156,24 @@ def test_model_splitting() -> None:
 
 def _params(**overrides: object) -> dict[str, object]:
     base: dict[str, object] = dict(
-        mode=None, print_mode=False, messages=("hi",), provider=None, model=None, thinking=None, session=None,
-        session_dir=None, no_session=False, continue_recent=False, resume=False, tools=None, no_tools=False,
-        no_builtin_tools=False, system_prompt=None, append_system_prompt=(), approve=False, extension=(),
+        mode=None,
+        print_mode=False,
+        messages=("hi",),
+        provider=None,
+        model=None,
+        thinking=None,
+        session=None,
+        session_dir=None,
+        no_session=False,
+        continue_recent=False,
+        resume=False,
+        tools=None,
+        no_tools=False,
+        no_builtin_tools=False,
+        system_prompt=None,
+        append_system_prompt=(),
+        approve=False,
+        extension=(),
         no_extensions=False,
     )
     base.update(overrides)
@@ -138,15 +194,31 @@ def test_make_request_decides_the_mode() -> None:
 @pytest.mark.parametrize(
     ("settings", "key", "problem"),
     [
-        ('{"extensions": "not-a-list"}', "extensions", 'expected a list of strings, got "not-a-list"'),
+        (
+            '{"extensions": "not-a-list"}',
+            "extensions",
+            'expected a list of strings, got "not-a-list"',
+        ),
         # Read only once a run needs it, and still a configuration error before any request.
-        ('{"retry": {"maxRetries": "three"}}', "retry.maxRetries", 'expected a non-negative integer, got "three"'),
+        (
+            '{"retry": {"maxRetries": "three"}}',
+            "retry.maxRetries",
+            'expected a non-negative integer, got "three"',
+        ),
     ],
 )
-def test_settings_error_is_one_line_exit_2(agent_dir: Path, settings: str, key: str, problem: str) -> None:
+def test_settings_error_is_one_line_exit_2(
+    agent_dir: Path, settings: str, key: str, problem: str
+) -> None:
     (agent_dir / "settings.json").write_text(settings)
-    result = subprocess.run([sys.executable, "-m", "knightcode", "-p", "hi", "--no-session"], capture_output=True,
-                            text=True, input="", check=False, env={**os.environ, "OPENAI_API_KEY": "sk-test"})
+    result = subprocess.run(
+        [sys.executable, "-m", "knightcode", "-p", "hi", "--no-session"],
+        capture_output=True,
+        text=True,
+        input="",
+        check=False,
+        env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+    )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"knightcode: settings error in {agent_dir / 'settings.json'}: {key}: {problem}"
@@ -178,8 +250,12 @@ def test_config_list_reports_every_plugin(agent_dir: Path, tmp_path: Path) -> No
     assert result.stderr == ""  # the failure is in the listing, not printed twice
     records = {r["name"]: r for r in json.loads(result.stdout)}
     assert records[f"ext:{bad.resolve()}"] == {
-        "name": f"ext:{bad.resolve()}", "kind": "user", "source": str(bad.resolve()), "enabled": False,
-        "status": "failed", "error": "ModuleNotFoundError: No module named 'nonexistent_module_x' (bad.py, line 1)",
+        "name": f"ext:{bad.resolve()}",
+        "kind": "user",
+        "source": str(bad.resolve()),
+        "enabled": False,
+        "status": "failed",
+        "error": "ModuleNotFoundError: No module named 'nonexistent_module_x' (bad.py, line 1)",
     }
     assert records[f"ext:{good.resolve()}"]["enabled"] is True
     assert records[f"ext:{blocked.resolve()}"]["status"] == "disabled"
@@ -195,14 +271,24 @@ def test_config_list_with_extension_flag(tmp_path: Path) -> None:
     assert [r["kind"] for r in json.loads(result.stdout)] == ["cli"]
 
 
-def test_config_disable_and_enable_edit_only_the_extensions_list(agent_dir: Path, tmp_path: Path) -> None:
+def test_config_disable_and_enable_edit_only_the_extensions_list(
+    agent_dir: Path, tmp_path: Path
+) -> None:
     settings = agent_dir / "settings.json"
-    settings.write_text(json.dumps({"theme": "light", "extensions": ["./x.py"], "retry": {"maxRetries": 5}}, indent=2))
+    settings.write_text(
+        json.dumps(
+            {"theme": "light", "extensions": ["./x.py"], "retry": {"maxRetries": 5}}, indent=2
+        )
+    )
     result = run("config", "disable", "llama.cpp")
     assert result.returncode == 0, result.stderr
     assert "disabled builtin:llama.cpp" in result.stdout
     data = json.loads(settings.read_text())
-    assert data == {"theme": "light", "extensions": ["./x.py", "-builtin:llama.cpp"], "retry": {"maxRetries": 5}}
+    assert data == {
+        "theme": "light",
+        "extensions": ["./x.py", "-builtin:llama.cpp"],
+        "retry": {"maxRetries": 5},
+    }
     assert list(data) == ["theme", "extensions", "retry"]
 
     assert "already disabled" in run("config", "disable", "builtin:llama.cpp").stdout
@@ -211,7 +297,10 @@ def test_config_disable_and_enable_edit_only_the_extensions_list(agent_dir: Path
 
     unknown = run("config", "disable", "nonesuch")
     assert unknown.returncode == 2
-    assert unknown.stderr.strip() == "knightcode: error: unknown plugin 'nonesuch'; 'knightcode config list' shows the names"
+    assert (
+        unknown.stderr.strip()
+        == "knightcode: error: unknown plugin 'nonesuch'; 'knightcode config list' shows the names"
+    )
 
 
 def test_a_disabled_extension_is_not_imported_by_the_cli(agent_dir: Path, tmp_path: Path) -> None:
@@ -235,7 +324,11 @@ def test_trust_flow(project_dir: Path, tmp_path: Path) -> None:
     assert json.loads(run("config", "list", "--json").stdout) == []  # --approve lasted one run
 
     trusted = run("trust")
-    assert trusted.returncode == 0 and "trusted" in trusted.stdout and "extensions/tool.py" in trusted.stdout
+    assert (
+        trusted.returncode == 0
+        and "trusted" in trusted.stdout
+        and "extensions/tool.py" in trusted.stdout
+    )
     assert [r["kind"] for r in json.loads(run("config", "list", "--json").stdout)] == ["project"]
 
     (project_dir / ".knightcode" / "settings.json").write_text("{}")
@@ -249,14 +342,17 @@ def test_trust_flow(project_dir: Path, tmp_path: Path) -> None:
 
 
 def test_plugin_flags_parse_and_unknown_flags_fail(tmp_path: Path) -> None:
-    ext = write(tmp_path / "flags.py", """
+    ext = write(
+        tmp_path / "flags.py",
+        """
     from knightcode import hookimpl
 
     @hookimpl
     def register_flags(register):
         register(name="plan", type="boolean", description="Plan first.")
         register(name="model", type="string", description="Clashes with a built-in option.")
-    """)
+    """,
+    )
     help_text = run("-e", str(ext), "--help")
     assert "--plan" in help_text.stdout and "Plan first. [ext:" in help_text.stdout
     assert "registers flag --model, which knightcode already has; ignored" in help_text.stderr

@@ -1,4 +1,4 @@
-"""docs/plugin-hooks.md must document exactly the hooks of knightcode.hookspecs (datasette-style).
+"""docs/plugin-hooks.md must document exactly the hooks of knightcode._hookspecs (datasette-style).
 
 Each hook has a section whose heading is its exact signature, e.g.
 ``### `session_compact(compaction_entry, from_extension, ctx)` ``, and a python example plugin.
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from knightcode import hookspecs
-from knightcode.markers import PROJECT_NAME
+
+from knightcode import _hookspecs as hookspecs
+from knightcode._markers import PROJECT_NAME
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "plugin-hooks.md"
 
@@ -125,7 +126,7 @@ def test_example_plugins_register_with_pluggy(tmp_path: Path) -> None:
         module = types.ModuleType(f"plugin_hooks_example_{index}")
         module.__file__ = str(tmp_path / f"example_{index}.py")
         # Running the example is the point: it must import and define its hooks without error.
-        exec(compile(code, module.__file__, "exec"), module.__dict__)  # noqa: S102
+        exec(compile(code, module.__file__, "exec"), module.__dict__)
         manager = pluggy.PluginManager(PROJECT_NAME)
         manager.add_hookspecs(hookspecs)
         manager.register(module)  # raises PluginValidationError on a wrong argument name

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.plugins.host import PluginFailure
-from knightcode.plugins.planning import HostOptions, create_plugin_host
-from knightcode.plugins.records import PluginKind
+from knightcode._plugins.host import PluginFailure
+from knightcode._plugins.planning import HostOptions, create_plugin_host
+from knightcode._plugins.records import PluginKind
 
 from .conftest import REPO
 
 EXAMPLES = REPO / "plugins_examples"
 
 
-
 @pytest.fixture(autouse=True)
 def only_the_plugins_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are about extensions; knightcode's own built-ins would only add rows."""
     monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
+
 
 def load(agent_dir: Path, project_dir: Path, *paths: Path) -> tuple[object, list[PluginFailure]]:
     failures: list[PluginFailure] = []
@@ -31,10 +31,14 @@ def load(agent_dir: Path, project_dir: Path, *paths: Path) -> tuple[object, list
 
 def test_every_example_is_covered() -> None:
     examples = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", ".")))
-    assert examples == ["audit_log", "custom_compaction.py", "hello_command.py"], "add a test for the new example"
+    assert examples == ["audit_log", "custom_compaction.py", "hello_command.py"], (
+        "add a test for the new example"
+    )
 
 
-async def test_hello_command(agent_dir: Path, project_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_hello_command(
+    agent_dir: Path, project_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     host, failures = load(agent_dir, project_dir, EXAMPLES / "hello_command.py")
     assert failures == []
     record = host.records[0]  # type: ignore[attr-defined]
@@ -47,9 +51,13 @@ async def test_hello_command(agent_dir: Path, project_dir: Path, capsys: pytest.
     host.flag_values["hello-name"] = "Grace"  # type: ignore[attr-defined]
     assert await command.handler("", host.context) == "Hello, Grace!"  # type: ignore[attr-defined]
 
-    blocked = await host.emit("tool_call", tool_call_id="1", tool_name="bash", input={"command": "rm -rf / "})  # type: ignore[attr-defined]
+    blocked = await host.emit(
+        "tool_call", tool_call_id="1", tool_name="bash", input={"command": "rm -rf / "}
+    )  # type: ignore[attr-defined]
     assert blocked["block"] is True
-    allowed = await host.emit("tool_call", tool_call_id="2", tool_name="bash", input={"command": "rm -rf ./build"})  # type: ignore[attr-defined]
+    allowed = await host.emit(
+        "tool_call", tool_call_id="2", tool_name="bash", input={"command": "rm -rf ./build"}
+    )  # type: ignore[attr-defined]
     assert allowed is None
 
 
@@ -57,28 +65,49 @@ async def test_audit_log_folder_extension(agent_dir: Path, project_dir: Path) ->
     host, failures = load(agent_dir, project_dir, EXAMPLES / "audit_log")
     assert failures == []
     await host.emit("session_start", reason="startup", previous_session_file=None)  # type: ignore[attr-defined]
-    await host.emit("tool_execution_end", tool_call_id="c1", tool_name="read", args={}, result={}, is_error=False)  # type: ignore[attr-defined]
+    await host.emit(
+        "tool_execution_end",
+        tool_call_id="c1",
+        tool_name="read",
+        args={},
+        result={},
+        is_error=False,
+    )  # type: ignore[attr-defined]
     log = agent_dir / "audit.jsonl"
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(r["event"], r.get("tool")) for r in records] == [("session_start", None), ("tool", "read")]
+    assert [(r["event"], r.get("tool")) for r in records] == [
+        ("session_start", None),
+        ("tool", "read"),
+    ]
     assert log.stat().st_mode & 0o777 == 0o600
 
 
 def test_examples_flags_show_in_help(knightcode_exe: list[str]) -> None:
     result = subprocess.run(
-        [*knightcode_exe, "-e", str(EXAMPLES / "hello_command.py"), "-e", str(EXAMPLES / "audit_log"), "--help"],
-        capture_output=True, text=True, check=False,
+        [
+            *knightcode_exe,
+            "-e",
+            str(EXAMPLES / "hello_command.py"),
+            "-e",
+            str(EXAMPLES / "audit_log"),
+            "--help",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "--hello-name VALUE" in result.stdout and "--audit-log VALUE" in result.stdout
     assert result.stderr == ""
 
 
-async def test_custom_compaction_summarizes_with_another_model(agent_dir: Path, project_dir: Path) -> None:
+async def test_custom_compaction_summarizes_with_another_model(
+    agent_dir: Path, project_dir: Path
+) -> None:
     import asyncio
     from types import SimpleNamespace
 
-    from knightcode.llm.registry import ModelRegistry
+    from knightcode._llm.registry import ModelRegistry
     from knightcode.testing import ScriptedServer, text_reply, usage
 
     host, failures = load(agent_dir, project_dir, EXAMPLES / "custom_compaction.py")
@@ -86,15 +115,36 @@ async def test_custom_compaction_summarizes_with_another_model(agent_dir: Path, 
     flag = host.registrations.flags.get("compaction-model")  # type: ignore[attr-defined]
     assert flag is not None and flag.type == "string"
     with ScriptedServer(models=("cheap",)) as server:
-        (agent_dir / "models.json").write_text(json.dumps({"providers": {"scripted": {
-            "baseUrl": server.base_url, "api": "openai-completions", "models": [{"id": "cheap"}]}}}))
+        (agent_dir / "models.json").write_text(
+            json.dumps(
+                {
+                    "providers": {
+                        "scripted": {
+                            "baseUrl": server.base_url,
+                            "api": "openai-completions",
+                            "models": [{"id": "cheap"}],
+                        }
+                    }
+                }
+            )
+        )
         registry = ModelRegistry(agent_dir)
         host.context.extras["model_registry"] = registry  # type: ignore[attr-defined]
         preparation = SimpleNamespace(
             messages_to_summarize=[{"role": "user", "content": "fix the parser", "timestamp": 0}],
-            turn_prefix_messages=[], previous_summary="earlier work", first_kept_entry_id="abc", tokens_before=9000)
-        arguments = dict(preparation=preparation, branch_entries=[], custom_instructions=None, reason="threshold",
-                         will_retry=False, signal=asyncio.Event())
+            turn_prefix_messages=[],
+            previous_summary="earlier work",
+            first_kept_entry_id="abc",
+            tokens_before=9000,
+        )
+        arguments = dict(
+            preparation=preparation,
+            branch_entries=[],
+            custom_instructions=None,
+            reason="threshold",
+            will_retry=False,
+            signal=asyncio.Event(),
+        )
         assert await host.emit("session_before_compact", **arguments) is None  # type: ignore[attr-defined]
         host.flag_values["compaction-model"] = "scripted/cheap"  # type: ignore[attr-defined]
         server.add(text_reply("## Parser work", usage=usage(input=40, output=5)))
@@ -105,4 +155,8 @@ async def test_custom_compaction_summarizes_with_another_model(agent_dir: Path, 
     assert compaction["summary"] == "## Parser work" and compaction["first_kept_entry_id"] == "abc"
     assert compaction["tokens_before"] == 9000 and compaction["usage"]["totalTokens"] == 45
     text = request.body["messages"][-1]["content"][0]["text"]
-    assert request.body["model"] == "cheap" and "[User]: fix the parser" in text and "earlier work" in text
+    assert (
+        request.body["model"] == "cheap"
+        and "[User]: fix the parser" in text
+        and "earlier work" in text
+    )

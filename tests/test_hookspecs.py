@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from knightcode import hookspecs
-from knightcode.markers import PROJECT_NAME
-from knightcode.plugins.combine import RULE_ATTRIBUTE, HookRule, Rule, rule_of
+
+from knightcode import _hookspecs as hookspecs
+from knightcode._markers import PROJECT_NAME
+from knightcode._plugins.combine import RULE_ATTRIBUTE, HookRule, Rule, rule_of
 
 SOURCE = Path(hookspecs.__file__).read_text(encoding="utf-8")
 
@@ -201,7 +202,12 @@ def test_module_imports_only_the_cheap_kernel_modules() -> None:
             imported.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module or "")
-    assert imported == {"__future__", "typing", "knightcode.markers", "knightcode.plugins.combine"}
+    assert imported == {
+        "__future__",
+        "typing",
+        "knightcode._markers",
+        "knightcode._plugins.combine",
+    }
 
 
 class SubsetPlugin:

@@ -27,21 +27,37 @@ def test_wheel_contains_every_subpackage(tmp_path: Path) -> None:
     out = tmp_path / "wheel"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     (wheel,) = out.glob("knightcode-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         archive.extractall(tmp_path / "unpacked")
     expected = packages_in_repo()
-    assert {"knightcode", "knightcode.plugins", "knightcode.config", "knightcode.cli", "knightcode_builtins"} <= expected
+    assert {
+        "knightcode",
+        "knightcode._plugins",
+        "knightcode._config",
+        "knightcode._cli",
+        "knightcode_builtins",
+    } <= expected
     for package in expected:
         assert f"{package.replace('.', '/')}/__init__.py" in names, package
     assert "knightcode/py.typed" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "knightcode = knightcode.__main__:main" in (tmp_path / "unpacked" / entry_points).read_text()
+    assert (
+        "knightcode = knightcode.__main__:main"
+        in (tmp_path / "unpacked" / entry_points).read_text()
+    )
 
     # Import every package from the unpacked wheel, not from the source tree.
-    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    module = importlib.import_module(name)\n    assert module.__file__.startswith(%r), module.__file__\n" % str(tmp_path / "unpacked")
+    code = (
+        "import importlib, sys\nfor name in sys.argv[1:]:\n    module = importlib.import_module(name)\n    assert module.__file__.startswith(%r), module.__file__\n"
+        % str(tmp_path / "unpacked")
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")}
-    subprocess.run([sys.executable, "-c", code, *sorted(expected)], check=True, env=env, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-c", code, *sorted(expected)], check=True, env=env, cwd=tmp_path
+    )

@@ -13,24 +13,24 @@ from typing import TYPE_CHECKING, Any
 from knightcode._version import __version__
 
 if TYPE_CHECKING:
-    from knightcode.errors import ConfigError, KnightcodeError, SettingsError, UsageError
-    from knightcode.llm.summary import generate_summary, generate_summary_with_usage
-    from knightcode.markers import hookimpl, hookspec
-    from knightcode.plugins.combine import Rule
-    from knightcode.plugins.context import ExtensionContext, ExtensionUI, HeadlessUI
-    from knightcode.plugins.definitions import (
+    from knightcode._errors import ConfigError, KnightcodeError, SettingsError, UsageError
+    from knightcode._llm.summary import generate_summary, generate_summary_with_usage
+    from knightcode._markers import hookimpl, hookspec
+    from knightcode._plugins.combine import Rule
+    from knightcode._plugins.context import ExtensionContext, ExtensionUI, HeadlessUI
+    from knightcode._plugins.definitions import (
         CommandDefinition,
         FlagDefinition,
         ProviderDefinition,
         ShortcutDefinition,
         ToolDefinition,
     )
-    from knightcode.plugins.host import PluginFailure, PluginHost
-    from knightcode.plugins.planning import HostOptions, create_plugin_host
-    from knightcode.plugins.records import PluginKind, PluginRecord, PluginStatus
-    from knightcode.plugins.reload import ReloadReport, reload_extensions, watch
-    from knightcode.session.messages import convert_to_llm
-    from knightcode.session.serialization import serialize_conversation
+    from knightcode._plugins.host import PluginFailure, PluginHost
+    from knightcode._plugins.planning import HostOptions, create_plugin_host
+    from knightcode._plugins.records import PluginKind, PluginRecord, PluginStatus
+    from knightcode._plugins.reload import ReloadReport, reload_extensions, watch
+    from knightcode._session.messages import convert_to_llm
+    from knightcode._session.serialization import serialize_conversation
 
 __all__ = [
     "CommandDefinition",
@@ -66,35 +66,35 @@ __all__ = [
 ]
 
 _LOCATIONS = {
-    "hookimpl": "knightcode.markers",
-    "hookspec": "knightcode.markers",
-    "KnightcodeError": "knightcode.errors",
-    "ConfigError": "knightcode.errors",
-    "SettingsError": "knightcode.errors",
-    "UsageError": "knightcode.errors",
-    "Rule": "knightcode.plugins.combine",
-    "ExtensionContext": "knightcode.plugins.context",
-    "ExtensionUI": "knightcode.plugins.context",
-    "HeadlessUI": "knightcode.plugins.context",
-    "CommandDefinition": "knightcode.plugins.definitions",
-    "FlagDefinition": "knightcode.plugins.definitions",
-    "ProviderDefinition": "knightcode.plugins.definitions",
-    "ShortcutDefinition": "knightcode.plugins.definitions",
-    "ToolDefinition": "knightcode.plugins.definitions",
-    "PluginFailure": "knightcode.plugins.host",
-    "PluginHost": "knightcode.plugins.host",
-    "HostOptions": "knightcode.plugins.planning",
-    "create_plugin_host": "knightcode.plugins.planning",
-    "PluginKind": "knightcode.plugins.records",
-    "PluginRecord": "knightcode.plugins.records",
-    "PluginStatus": "knightcode.plugins.records",
-    "ReloadReport": "knightcode.plugins.reload",
-    "reload_extensions": "knightcode.plugins.reload",
-    "watch": "knightcode.plugins.reload",
-    "convert_to_llm": "knightcode.session.messages",
-    "serialize_conversation": "knightcode.session.serialization",
-    "generate_summary": "knightcode.llm.summary",
-    "generate_summary_with_usage": "knightcode.llm.summary",
+    "hookimpl": "knightcode._markers",
+    "hookspec": "knightcode._markers",
+    "KnightcodeError": "knightcode._errors",
+    "ConfigError": "knightcode._errors",
+    "SettingsError": "knightcode._errors",
+    "UsageError": "knightcode._errors",
+    "Rule": "knightcode._plugins.combine",
+    "ExtensionContext": "knightcode._plugins.context",
+    "ExtensionUI": "knightcode._plugins.context",
+    "HeadlessUI": "knightcode._plugins.context",
+    "CommandDefinition": "knightcode._plugins.definitions",
+    "FlagDefinition": "knightcode._plugins.definitions",
+    "ProviderDefinition": "knightcode._plugins.definitions",
+    "ShortcutDefinition": "knightcode._plugins.definitions",
+    "ToolDefinition": "knightcode._plugins.definitions",
+    "PluginFailure": "knightcode._plugins.host",
+    "PluginHost": "knightcode._plugins.host",
+    "HostOptions": "knightcode._plugins.planning",
+    "create_plugin_host": "knightcode._plugins.planning",
+    "PluginKind": "knightcode._plugins.records",
+    "PluginRecord": "knightcode._plugins.records",
+    "PluginStatus": "knightcode._plugins.records",
+    "ReloadReport": "knightcode._plugins.reload",
+    "reload_extensions": "knightcode._plugins.reload",
+    "watch": "knightcode._plugins.reload",
+    "convert_to_llm": "knightcode._session.messages",
+    "serialize_conversation": "knightcode._session.serialization",
+    "generate_summary": "knightcode._llm.summary",
+    "generate_summary_with_usage": "knightcode._llm.summary",
 }
 
 

@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> None:
 
         print(f"knightcode {__version__}")
         return
-    from knightcode.cli import run
+    from knightcode._cli import run
 
     sys.exit(run(args))
 

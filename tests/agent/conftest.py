@@ -7,9 +7,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -32,13 +33,25 @@ class Scripted:
         env.update(extra)
         return env
 
-    def run(self, *args: str, stdin: str = "", timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, stdin: str = "", timeout: float = 60, **env: str
+    ) -> subprocess.CompletedProcess[str]:
         """Run ``knightcode --model scripted/scripted-model ARGS`` in the project."""
         command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", *args]
-        return subprocess.run(command, cwd=self.project, env=self.env(**env), input=stdin, capture_output=True,
-                              text=True, timeout=timeout, check=False)
+        return subprocess.run(
+            command,
+            cwd=self.project,
+            env=self.env(**env),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
 
-    def run_json(self, *args: str, **env: str) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:
+    def run_json(
+        self, *args: str, **env: str
+    ) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:
         """Run in JSON mode; returns the parsed records (strict LF framing) and the process."""
         result = self.run("--mode", "json", *args, **env)
         records = [json.loads(line) for line in result.stdout.split("\n") if line]
@@ -54,9 +67,15 @@ class Scripted:
 
 def write_models_json(agent_dir: Path, base_url: str, **model: Any) -> None:
     spec = {"id": MODEL, "contextWindow": 32000, "maxTokens": 4096, **model}
-    (agent_dir / "models.json").write_text(json.dumps(
-        {"providers": {PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": [spec]}}}
-    ))
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": [spec]}
+                }
+            }
+        )
+    )
 
 
 @pytest.fixture

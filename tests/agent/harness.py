@@ -26,16 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.agent.queues import Mode
-from knightcode.agent.retry import RetrySettings
-from knightcode.agent.session import AgentSession, AgentSessionOptions
-from knightcode.agent.tool_context import ToolCallContext
-from knightcode.llm.registry import ModelRegistry
-from knightcode.plugins.definitions import ToolDefinition
-from knightcode.plugins.host import PluginFailure, PluginHost
-from knightcode.session.manager import SessionManager
+
+from knightcode._agent.queues import Mode
+from knightcode._agent.retry import RetrySettings
+from knightcode._agent.session import AgentSession, AgentSessionOptions
+from knightcode._agent.tool_context import ToolCallContext
+from knightcode._llm.registry import ModelRegistry
+from knightcode._plugins.definitions import ToolDefinition
+from knightcode._plugins.host import PluginFailure, PluginHost
+from knightcode._session.manager import SessionManager
+from knightcode._tools import LocalBackend, create_builtin_tools
 from knightcode.testing import ScriptedRequest, ScriptedServer
-from knightcode.tools import LocalBackend, create_builtin_tools
 
 from .conftest import types_of
 
@@ -52,21 +53,49 @@ def write_models(agent_dir: Path, base_url: str) -> None:
     """A models.json with two models of the ``scripted`` provider (like conftest's, plus one)."""
     models = [
         {"id": MODEL, "contextWindow": CONTEXT_WINDOW, "maxTokens": 4096},
-        {"id": OTHER_MODEL, "contextWindow": 4 * CONTEXT_WINDOW, "maxTokens": 8192, "reasoning": True},
+        {
+            "id": OTHER_MODEL,
+            "contextWindow": 4 * CONTEXT_WINDOW,
+            "maxTokens": 8192,
+            "reasoning": True,
+        },
     ]
-    (agent_dir / "models.json").write_text(json.dumps(
-        {"providers": {PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": models}}}
-    ))
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": models}
+                }
+            }
+        )
+    )
 
 
-def make_tool(name: str, execute: Callable[..., Any], *, parameters: dict[str, Any] | None = None,
-              execution_mode: str = "parallel", description: str = "") -> ToolDefinition:
+def make_tool(
+    name: str,
+    execute: Callable[..., Any],
+    *,
+    parameters: dict[str, Any] | None = None,
+    execution_mode: str = "parallel",
+    description: str = "",
+) -> ToolDefinition:
     """A tool definition; ``execute(tool_call_id, args, ctx, on_update)`` may be async."""
-    schema = parameters if parameters is not None else {
-        "type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"],
-    }
-    return ToolDefinition(name=name, description=description or f"the {name} test tool", parameters=schema,
-                          execute=execute, execution_mode=execution_mode)  # type: ignore[arg-type]
+    schema = (
+        parameters
+        if parameters is not None
+        else {
+            "type": "object",
+            "properties": {"value": {"type": "string"}},
+            "required": ["value"],
+        }
+    )
+    return ToolDefinition(
+        name=name,
+        description=description or f"the {name} test tool",
+        parameters=schema,
+        execute=execute,
+        execution_mode=execution_mode,
+    )  # type: ignore[arg-type]
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -135,7 +164,11 @@ class Scenario:
 
     def tool_results(self) -> list[Event]:
         """The ``toolResult`` messages, from their ``message_end`` events."""
-        return [e["message"] for e in self.events if e["type"] == "message_end" and e["message"]["role"] == "toolResult"]
+        return [
+            e["message"]
+            for e in self.events
+            if e["type"] == "message_end" and e["message"]["role"] == "toolResult"
+        ]
 
 
 class Builder:
@@ -191,17 +224,38 @@ class Builder:
         project = self.project
 
         def tool_context(call_id: str, signal: asyncio.Event) -> ToolCallContext:
-            return ToolCallContext(cwd=project, backend=backend, signal=signal, shell_path=None,
-                                   shell_command_prefix=None, agent_dir=agent_dir, tool_call_id=call_id,
-                                   extension=host.context)
+            return ToolCallContext(
+                cwd=project,
+                backend=backend,
+                signal=signal,
+                shell_path=None,
+                shell_command_prefix=None,
+                agent_dir=agent_dir,
+                tool_call_id=call_id,
+                extension=host.context,
+            )
 
-        agent = AgentSession(AgentSessionOptions(
-            cwd=self.project, agent_dir=self.agent_dir, session=session, models=registry, model=found,
-            tools=active, system_prompt=system_prompt, host=host, tool_context=tool_context,
-            thinking_level=thinking_level, retry=retry or RetrySettings(base_delay_ms=1),
-            steering_mode=steering_mode, follow_up_mode=follow_up_mode, tool_timeout_ms=tool_timeout_ms,
-        ))
-        scenario = Scenario(agent, self.server, host, self.project, self.agent_dir, failures=failures)
+        agent = AgentSession(
+            AgentSessionOptions(
+                cwd=self.project,
+                agent_dir=self.agent_dir,
+                session=session,
+                models=registry,
+                model=found,
+                tools=active,
+                system_prompt=system_prompt,
+                host=host,
+                tool_context=tool_context,
+                thinking_level=thinking_level,
+                retry=retry or RetrySettings(base_delay_ms=1),
+                steering_mode=steering_mode,
+                follow_up_mode=follow_up_mode,
+                tool_timeout_ms=tool_timeout_ms,
+            )
+        )
+        scenario = Scenario(
+            agent, self.server, host, self.project, self.agent_dir, failures=failures
+        )
         agent.subscribe(scenario.events.append)
         self._built.append(scenario)
         return scenario
@@ -223,7 +277,9 @@ def server_fixture() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture(name="scenario")
-async def scenario_fixture(server: ScriptedServer, agent_dir: Path, project_dir: Path) -> AsyncIterator[Builder]:
+async def scenario_fixture(
+    server: ScriptedServer, agent_dir: Path, project_dir: Path
+) -> AsyncIterator[Builder]:
     """Builds in-process agents against ``server``; see :class:`Builder`."""
     builder = Builder(server, agent_dir, project_dir)
     try:

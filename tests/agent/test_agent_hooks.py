@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+
 import pytest
 
 from knightcode import hookimpl
-from knightcode.llm.errors import is_context_overflow
+from knightcode._llm.errors import is_context_overflow
 from knightcode.testing import error_reply, reply, text_reply, tool_call, tool_call_reply, usage
 
 from .harness import (  # noqa: F401 - fixtures
@@ -36,7 +37,9 @@ def ok(text: str) -> dict[str, Any]:
 
 
 def recording_tool(executed: list[Any], name: str = "echo") -> Any:
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         executed.append((call_id, args))
         on_update(ok("partial"))
         return ok(f"{name}:{args.get('value')}")
@@ -68,7 +71,9 @@ class Observer:
 
     @hookimpl
     def turn_end(self, turn_index: int, message: Any, tool_results: list[Any]) -> None:
-        self._add("turn_end", (turn_index, message["stopReason"], [r["toolCallId"] for r in tool_results]))
+        self._add(
+            "turn_end", (turn_index, message["stopReason"], [r["toolCallId"] for r in tool_results])
+        )
 
     @hookimpl
     def message_start(self, message: Any) -> None:
@@ -104,15 +109,30 @@ class Observer:
 
 
 EXPECTED_ROUND_TRIP = [
-    ("agent_start", None), ("turn_start", 0), ("message_start", "user"), ("message_end", "user"),
-    ("message_start", "assistant"), ("message_update", "toolcall_start"), ("message_update", "toolcall_delta"),
-    ("message_update", "toolcall_end"), ("message_end", "assistant"),
-    ("tool_execution_start", ("c1", "echo", {"value": "v"})), ("tool_execution_update", "c1"),
-    ("tool_execution_end", ("c1", False)), ("message_start", "toolResult"), ("message_end", "toolResult"),
-    ("turn_end", (0, "toolUse", ["c1"])), ("turn_start", 1), ("message_start", "assistant"),
-    ("message_update", "text_start"), ("message_update", "text_delta"), ("message_update", "text_end"),
-    ("message_end", "assistant"), ("turn_end", (1, "stop", [])),
-    ("agent_end", (["user", "assistant", "toolResult", "assistant"], False)), ("agent_before_settle", False),
+    ("agent_start", None),
+    ("turn_start", 0),
+    ("message_start", "user"),
+    ("message_end", "user"),
+    ("message_start", "assistant"),
+    ("message_update", "toolcall_start"),
+    ("message_update", "toolcall_delta"),
+    ("message_update", "toolcall_end"),
+    ("message_end", "assistant"),
+    ("tool_execution_start", ("c1", "echo", {"value": "v"})),
+    ("tool_execution_update", "c1"),
+    ("tool_execution_end", ("c1", False)),
+    ("message_start", "toolResult"),
+    ("message_end", "toolResult"),
+    ("turn_end", (0, "toolUse", ["c1"])),
+    ("turn_start", 1),
+    ("message_start", "assistant"),
+    ("message_update", "text_start"),
+    ("message_update", "text_delta"),
+    ("message_update", "text_end"),
+    ("message_end", "assistant"),
+    ("turn_end", (1, "stop", [])),
+    ("agent_end", (["user", "assistant", "toolResult", "assistant"], False)),
+    ("agent_before_settle", False),
 ]
 
 
@@ -143,7 +163,9 @@ class Broken:
         raise ValueError("start broke")
 
 
-async def test_a_raising_observation_hook_is_reported_and_the_run_continues(scenario: Builder) -> None:
+async def test_a_raising_observation_hook_is_reported_and_the_run_continues(
+    scenario: Builder,
+) -> None:
     log: list[tuple[str, str, Any]] = []
     s = scenario(tools=[recording_tool([])], plugins=[Broken(), Observer("after", log)])
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
@@ -212,15 +234,27 @@ class Starter:
         self.tag, self.seen = tag, seen
 
     @hookimpl
-    def before_agent_start(self, prompt: str, images: list[Any], system_prompt: str) -> dict[str, Any]:
+    def before_agent_start(
+        self, prompt: str, images: list[Any], system_prompt: str
+    ) -> dict[str, Any]:
         self.seen.append((self.tag, prompt, images, system_prompt))
-        return {"message": {"custom_type": f"note-{self.tag}", "content": f"remember {self.tag}", "display": False},
-                "system_prompt": f"{system_prompt}\n[{self.tag}]"}
+        return {
+            "message": {
+                "custom_type": f"note-{self.tag}",
+                "content": f"remember {self.tag}",
+                "display": False,
+            },
+            "system_prompt": f"{system_prompt}\n[{self.tag}]",
+        }
 
 
-async def test_before_agent_start_injects_messages_and_chains_the_system_prompt(scenario: Builder) -> None:
+async def test_before_agent_start_injects_messages_and_chains_the_system_prompt(
+    scenario: Builder,
+) -> None:
     seen: list[Any] = []
-    s = scenario(tools=[recording_tool([])], plugins=[Starter("a", seen), Starter("b", seen)], persist=True)
+    s = scenario(
+        tools=[recording_tool([])], plugins=[Starter("a", seen), Starter("b", seen)], persist=True
+    )
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
     await bounded(s.agent.prompt("go"))
     assert seen == [("a", "go", [], SYSTEM_PROMPT), ("b", "go", [], f"{SYSTEM_PROMPT}\n[a]")]
@@ -228,10 +262,21 @@ async def test_before_agent_start_injects_messages_and_chains_the_system_prompt(
         assert s.sent(index)[0] == {"role": "system", "content": f"{SYSTEM_PROMPT}\n[a]\n[b]"}
     assert s.sent_user_texts(0) == ["go", "remember a", "remember b"]
     starts = [e["message"] for e in s.of_type("message_start")][:3]
-    assert [(m["role"], m.get("customType")) for m in starts] == [("user", None), ("custom", "note-a"), ("custom", "note-b")]
+    assert [(m["role"], m.get("customType")) for m in starts] == [
+        ("user", None),
+        ("custom", "note-a"),
+        ("custom", "note-b"),
+    ]
     assert starts[1]["display"] is False and starts[1]["content"] == "remember a"
     stored = [e["message"] for e in s.session_lines() if e["type"] == "message"]
-    assert [m["role"] for m in stored] == ["user", "custom", "custom", "assistant", "toolResult", "assistant"]
+    assert [m["role"] for m in stored] == [
+        "user",
+        "custom",
+        "custom",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
     # The agent's own system prompt is untouched for the next prompt's hooks.
     assert s.agent.system_prompt == SYSTEM_PROMPT
 
@@ -270,7 +315,9 @@ class InPlace:
         messages[-1]["content"] += " (edited)"
 
 
-async def test_context_hook_transforms_each_request_without_touching_the_session(scenario: Builder) -> None:
+async def test_context_hook_transforms_each_request_without_touching_the_session(
+    scenario: Builder,
+) -> None:
     redact, note = Redact(), AddNote()
     s = scenario(tools=[recording_tool([])], plugins=[redact, note])
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
@@ -300,8 +347,11 @@ class Payload:
         self.seen.append((self.tag, payload.get("temperature"), payload["model"]))
         if self.tag == "first":
             return {**payload, "temperature": 0.25}
-        return {**payload, "user": f"saw {payload['temperature']}",
-                "messages": [*payload["messages"], {"role": "user", "content": "appended"}]}
+        return {
+            **payload,
+            "user": f"saw {payload['temperature']}",
+            "messages": [*payload["messages"], {"role": "user", "content": "appended"}],
+        }
 
 
 class Responses:
@@ -330,7 +380,9 @@ async def test_before_provider_request_replaces_the_payload_in_a_chain(scenario:
 
 
 class Guard:
-    def __init__(self, tag: str, log: list[Any], verdict: Any = None, raises: str | None = None) -> None:
+    def __init__(
+        self, tag: str, log: list[Any], verdict: Any = None, raises: str | None = None
+    ) -> None:
         self.tag, self.log, self.verdict, self.raises = tag, log, verdict, raises
 
     @hookimpl
@@ -344,9 +396,14 @@ class Guard:
 async def test_tool_call_first_block_wins(scenario: Builder) -> None:
     log: list[Any] = []
     executed: list[Any] = []
-    block_a = (lambda call_id: {"block": True, "reason": "Blocked by policy"} if call_id == "a" else None)
-    plugins = [Guard("g0", log), Guard("g1", log, block_a),
-               Guard("g2", log, {"block": True, "reason": "g2 blocks everything"})]
+    block_a = lambda call_id: (
+        {"block": True, "reason": "Blocked by policy"} if call_id == "a" else None
+    )
+    plugins = [
+        Guard("g0", log),
+        Guard("g1", log, block_a),
+        Guard("g2", log, {"block": True, "reason": "g2 blocks everything"}),
+    ]
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
 
     def count(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
@@ -354,13 +411,20 @@ async def test_tool_call_first_block_wins(scenario: Builder) -> None:
         return ok("ran")
 
     s = scenario(tools=[make_tool("count", count, parameters=schema)], plugins=plugins)
-    s.server.add(tool_call_reply([tool_call("a", "count", {"n": "1"}), tool_call("b", "count", {"n": 2})]),
-                 text_reply("done"))
+    s.server.add(
+        tool_call_reply([tool_call("a", "count", {"n": "1"}), tool_call("b", "count", {"n": 2})]),
+        text_reply("done"),
+    )
     await bounded(s.agent.prompt("go"))
     assert executed == []
     # The hook sees validated (coerced) arguments; g2 never sees "a" because g1 blocked it first.
-    assert log == [("g0", "a", "count", {"n": 1}), ("g1", "a", "count", {"n": 1}),
-                   ("g0", "b", "count", {"n": 2}), ("g1", "b", "count", {"n": 2}), ("g2", "b", "count", {"n": 2})]
+    assert log == [
+        ("g0", "a", "count", {"n": 1}),
+        ("g1", "a", "count", {"n": 1}),
+        ("g0", "b", "count", {"n": 2}),
+        ("g1", "b", "count", {"n": 2}),
+        ("g2", "b", "count", {"n": 2}),
+    ]
     results = {m["toolCallId"]: m for m in s.tool_results()}
     assert result_text(results["a"]) == "Blocked by policy" and results["a"]["isError"] is True
     assert result_text(results["b"]) == "g2 blocks everything" and results["b"]["isError"] is True
@@ -371,10 +435,16 @@ async def test_tool_call_first_block_wins(scenario: Builder) -> None:
 async def test_a_raising_tool_call_hook_blocks_with_its_message(scenario: Builder) -> None:
     log: list[Any] = []
     executed: list[Any] = []
-    s = scenario(tools=[recording_tool(executed)],
-                 plugins=[Guard("g0", log, raises="guard crashed"), Guard("g1", log)])
-    s.server.add(tool_call_reply([tool_call("a", "echo", {"value": "1"}), tool_call("b", "echo", {"value": "2"})]),
-                 text_reply("done"))
+    s = scenario(
+        tools=[recording_tool(executed)],
+        plugins=[Guard("g0", log, raises="guard crashed"), Guard("g1", log)],
+    )
+    s.server.add(
+        tool_call_reply(
+            [tool_call("a", "echo", {"value": "1"}), tool_call("b", "echo", {"value": "2"})]
+        ),
+        text_reply("done"),
+    )
     await bounded(s.agent.prompt("go"))
     assert [cid for cid, _ in executed] == ["b"]
     assert [(tag, cid) for tag, cid, _, _ in log] == [("g0", "a"), ("g0", "b"), ("g1", "b")]
@@ -388,9 +458,18 @@ class Patch:
         self.tag, self.log, self.patch = tag, log, patch
 
     @hookimpl
-    def tool_result(self, tool_call_id: str, tool_name: str, input: dict[str, Any], content: list[Any],
-                    details: Any, is_error: bool) -> Any:
-        self.log.append((self.tag, tool_call_id, "".join(c.get("text", "") for c in content), details, is_error))
+    def tool_result(
+        self,
+        tool_call_id: str,
+        tool_name: str,
+        input: dict[str, Any],
+        content: list[Any],
+        details: Any,
+        is_error: bool,
+    ) -> Any:
+        self.log.append(
+            (self.tag, tool_call_id, "".join(c.get("text", "") for c in content), details, is_error)
+        )
         return self.patch(tool_call_id, content, details) if callable(self.patch) else self.patch
 
 
@@ -398,20 +477,38 @@ async def test_tool_result_patches_chain_field_by_field(scenario: Builder) -> No
     log: list[Any] = []
 
     async def tool(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
-        return {"content": [{"type": "text", "text": f"raw {call_id}"}], "details": {"orig": call_id}}
+        return {
+            "content": [{"type": "text", "text": f"raw {call_id}"}],
+            "details": {"orig": call_id},
+        }
 
     plugins = [
-        Patch("p0", log, lambda cid, content, details: {"content": [{"type": "text", "text": f"p0({content[0]['text']})"}]}),
-        Patch("p1", log, lambda cid, content, details: {"details": {**details, "p1 saw": content[0]["text"]}}),
+        Patch(
+            "p0",
+            log,
+            lambda cid, content, details: {
+                "content": [{"type": "text", "text": f"p0({content[0]['text']})"}]
+            },
+        ),
+        Patch(
+            "p1",
+            log,
+            lambda cid, content, details: {"details": {**details, "p1 saw": content[0]["text"]}},
+        ),
         Patch("p2", log, lambda cid, content, details: {"is_error": True} if cid == "y" else None),
     ]
     s = scenario(tools=[make_tool("t", tool)], plugins=plugins)
-    s.server.add(tool_call_reply([tool_call("x", "t", {"value": "1"}), tool_call("y", "t", {"value": "2"})]),
-                 text_reply("done"))
+    s.server.add(
+        tool_call_reply([tool_call("x", "t", {"value": "1"}), tool_call("y", "t", {"value": "2"})]),
+        text_reply("done"),
+    )
     await bounded(s.agent.prompt("go"))
     results = {m["toolCallId"]: m for m in s.tool_results()}
     assert results["x"]["content"] == [{"type": "text", "text": "p0(raw x)"}]
-    assert results["x"]["details"] == {"orig": "x", "p1 saw": "p0(raw x)"} and results["x"]["isError"] is False
+    assert (
+        results["x"]["details"] == {"orig": "x", "p1 saw": "p0(raw x)"}
+        and results["x"]["isError"] is False
+    )
     assert results["y"]["isError"] is True and result_text(results["y"]) == "p0(raw y)"
     assert [entry for entry in log if entry[1] == "x"] == [
         ("p0", "x", "raw x", {"orig": "x"}, False),
@@ -431,8 +528,12 @@ async def test_tool_result_patches_do_not_apply_to_a_failed_tool(scenario: Build
     async def boom(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
         raise RuntimeError("kaboom")
 
-    s = scenario(tools=[make_tool("boom", boom)],
-                 plugins=[Patch("p0", log, {"content": [{"type": "text", "text": "all good"}], "is_error": False})])
+    s = scenario(
+        tools=[make_tool("boom", boom)],
+        plugins=[
+            Patch("p0", log, {"content": [{"type": "text", "text": "all good"}], "is_error": False})
+        ],
+    )
     s.server.add(tool_call_reply([tool_call("z", "boom", {"value": "1"})]), text_reply("done"))
     await bounded(s.agent.prompt("go"))
     (result,) = s.tool_results()
@@ -464,7 +565,10 @@ async def test_model_and_thinking_selection_hooks(scenario: Builder) -> None:
     await s.agent.set_model(other, source="cycle")
     await s.agent.set_thinking_level("medium")
     await s.agent.set_thinking_level("medium")
-    assert selections.seen == [("model", MODEL, OTHER_MODEL, "cycle"), ("thinking", "off", "medium")]
+    assert selections.seen == [
+        ("model", MODEL, OTHER_MODEL, "cycle"),
+        ("thinking", "off", "medium"),
+    ]
 
 
 # --- session_check_compaction ---------------------------------------------------------------
@@ -487,23 +591,42 @@ class Compactor:
             return None
         if self.verdict == "compact":
             session = self.holder[0].agent.session
-            user = [e for e in session.get_entries() if e["type"] == "message" and e["message"]["role"] == "user"][-1]
+            user = [
+                e
+                for e in session.get_entries()
+                if e["type"] == "message" and e["message"]["role"] == "user"
+            ][-1]
             session.append_compaction("Earlier talk about numbers.", user["id"], 40000)
             return {"compacted": True, "retry": True}
         return self.verdict
 
 
-async def test_compaction_checks_fire_before_prompt_between_turns_and_after_run(scenario: Builder) -> None:
+async def test_compaction_checks_fire_before_prompt_between_turns_and_after_run(
+    scenario: Builder,
+) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder)
     s = scenario(tools=[recording_tool([])], plugins=[compactor])
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"), text_reply("again"))
+    s.server.add(
+        tool_call_reply([tool_call("c1", "echo", {"value": "v"})]),
+        text_reply("done"),
+        text_reply("again"),
+    )
     before_request: list[int] = []
-    s.agent.subscribe(lambda e: before_request.append(len(compactor.calls)) if e["type"] == "turn_start" else None)
+    s.agent.subscribe(
+        lambda e: before_request.append(len(compactor.calls)) if e["type"] == "turn_start" else None
+    )
     await bounded(s.agent.prompt("first"))
-    assert compactor.calls == [("before_prompt", None, False), ("between_turns", "toolUse", False), ("after_run", "stop", False)]
-    assert before_request == [1, 2]  # before_prompt before the first turn, between_turns before the second
+    assert compactor.calls == [
+        ("before_prompt", None, False),
+        ("between_turns", "toolUse", False),
+        ("after_run", "stop", False),
+    ]
+    assert before_request == [
+        1,
+        2,
+    ]  # before_prompt before the first turn, between_turns before the second
     assert compactor.messages[1]["content"][0]["type"] == "toolCall"
     await bounded(s.agent.prompt("second"))
     assert compactor.calls[3:] == [("before_prompt", "stop", False), ("after_run", "stop", False)]
@@ -517,23 +640,38 @@ async def test_overflow_is_surfaced_and_recovered_once(scenario: Builder) -> Non
     holder.append(s)
     s.server.add(error_reply(400, OVERFLOW), text_reply("fits now"))
     await bounded(s.agent.prompt("count to a million"))
-    assert compactor.calls == [("before_prompt", None, False), ("overflow", "error", True), ("after_run", "stop", False)]
+    assert compactor.calls == [
+        ("before_prompt", None, False),
+        ("overflow", "error", True),
+        ("after_run", "stop", False),
+    ]
     failed = compactor.messages[1]
     assert failed["role"] == "assistant" and OVERFLOW in failed["errorMessage"]
     assert is_context_overflow(failed, CONTEXT_WINDOW)
     assert [e["willRetry"] for e in s.of_type("agent_end")] == [True, False]
-    assert s.types().count("agent_settled") == 1 and s.events[-1] == {"type": "agent_settled", "aborted": False}
+    assert s.types().count("agent_settled") == 1 and s.events[-1] == {
+        "type": "agent_settled",
+        "aborted": False,
+    }
     assert [e for e in s.events if e["type"].startswith("auto_retry")] == []  # not the retry path
     # The retried request is the compacted context: summary + prompt, without the failed attempt.
     assert len(s.requests) == 2
     sent = s.sent(1)
     assert [m["role"] for m in sent] == ["system", "user", "user"]
-    assert "Earlier talk about numbers." in text_of(sent[1]) and text_of(sent[2]) == "count to a million"
+    assert (
+        "Earlier talk about numbers." in text_of(sent[1])
+        and text_of(sent[2]) == "count to a million"
+    )
     assert [m["role"] for m in s.agent.messages] == ["compactionSummary", "user", "assistant"]
     assert text_of(s.agent.messages[-1]) == "fits now"
     # The failed attempt stays on record.
     kinds = [(e["type"], e.get("message", {}).get("stopReason")) for e in s.session_lines()[1:]]
-    assert kinds[2:] == [("message", None), ("message", "error"), ("compaction", None), ("message", "stop")]
+    assert kinds[2:] == [
+        ("message", None),
+        ("message", "error"),
+        ("compaction", None),
+        ("message", "stop"),
+    ]
 
 
 async def test_a_second_overflow_in_the_same_prompt_does_not_loop(scenario: Builder) -> None:
@@ -582,12 +720,16 @@ async def test_silent_overflow_and_length_reach_the_hook(scenario: Builder) -> N
     assert compactor.calls[-1] == ("length", "length", True)
 
 
-async def test_a_length_stop_that_used_the_whole_output_limit_is_not_recovered(scenario: Builder) -> None:
+async def test_a_length_stop_that_used_the_whole_output_limit_is_not_recovered(
+    scenario: Builder,
+) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder, verdict=None)
     s = scenario(plugins=[compactor])
     holder.append(s)
-    s.server.add(reply(text="long", finish="length", usage=usage(input=10, output=4096)))  # the model's maxTokens
+    s.server.add(
+        reply(text="long", finish="length", usage=usage(input=10, output=4096))
+    )  # the model's maxTokens
     await bounded(s.agent.prompt("write a novel"))
     assert [c[0] for c in compactor.calls] == ["before_prompt", "after_run"]
     assert s.of_type("agent_end")[-1]["willRetry"] is False
@@ -635,7 +777,9 @@ class EntrySnapshots:
     @hookimpl
     def tool_call(self, tool_call_id: str) -> None:
         session = self.holder[0].agent.session
-        self.snapshots.append([e["message"]["role"] for e in session.get_entries() if e["type"] == "message"])
+        self.snapshots.append(
+            [e["message"]["role"] for e in session.get_entries() if e["type"] == "message"]
+        )
 
 
 async def test_tool_call_hook_sees_the_assistant_message_already_stored(scenario: Builder) -> None:
@@ -643,8 +787,12 @@ async def test_tool_call_hook_sees_the_assistant_message_already_stored(scenario
     snapshots = EntrySnapshots(holder)
     s = scenario(tools=[recording_tool([])], plugins=[snapshots])
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("x", "echo", {"value": "1"}), tool_call("y", "echo", {"value": "2"})]),
-                 text_reply("done"))
+    s.server.add(
+        tool_call_reply(
+            [tool_call("x", "echo", {"value": "1"}), tool_call("y", "echo", {"value": "2"})]
+        ),
+        text_reply("done"),
+    )
     await bounded(s.agent.prompt("hi"))
     assert snapshots.snapshots == [["user", "assistant"], ["user", "assistant"]]
 
@@ -666,7 +814,7 @@ async def test_slow_message_end_handlers_keep_the_stored_order(scenario: Builder
 
 
 async def test_manual_compaction_without_a_compaction_plugin_is_refused(scenario: Builder) -> None:
-    from knightcode.agent.session import CompactionUnavailableError
+    from knightcode._agent.session import CompactionUnavailableError
 
     s = scenario()
     with pytest.raises(CompactionUnavailableError, match="compaction is disabled"):
@@ -679,8 +827,18 @@ async def test_manual_compaction_reaches_the_hook_with_instructions(scenario: Bu
     class Manual:
         @hookimpl
         def session_check_compaction(self, trigger: str, custom_instructions: Any, ctx: Any) -> Any:
-            seen.append((trigger, custom_instructions, ctx.agent.is_compacting if hasattr(ctx, "agent") else s.agent.is_compacting))
-            return {"compacted": False, "retry": False, "result": {"summary": "nothing to do"}} if trigger == "manual" else None
+            seen.append(
+                (
+                    trigger,
+                    custom_instructions,
+                    ctx.agent.is_compacting if hasattr(ctx, "agent") else s.agent.is_compacting,
+                )
+            )
+            return (
+                {"compacted": False, "retry": False, "result": {"summary": "nothing to do"}}
+                if trigger == "manual"
+                else None
+            )
 
     s = scenario(plugins=[Manual()])
     verdict = await bounded(s.agent.compact("focus on the parser"))

@@ -9,22 +9,38 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
-from knightcode.agent.loop import run_agent_loop, run_agent_loop_continue
-from knightcode.agent.loop_types import LoopConfig, Message, TurnInfo
-from knightcode.plugins.definitions import ToolDefinition
+
+from knightcode._agent.loop import run_agent_loop, run_agent_loop_continue
+from knightcode._agent.loop_types import LoopConfig, Message, TurnInfo
+from knightcode._plugins.definitions import ToolDefinition
 
 from .harness import make_tool, text_of
 
 
 def usage() -> dict[str, Any]:
-    return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    return {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
 
 
 def assistant(content: list[dict[str, Any]] | str, stop: str = "stop", **extra: Any) -> Message:
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    return {"role": "assistant", "content": blocks, "api": "test", "provider": "test", "model": "mock",
-            "usage": usage(), "stopReason": stop, "timestamp": int(time.time() * 1000), **extra}
+    return {
+        "role": "assistant",
+        "content": blocks,
+        "api": "test",
+        "provider": "test",
+        "model": "mock",
+        "usage": usage(),
+        "stopReason": stop,
+        "timestamp": int(time.time() * 1000),
+        **extra,
+    }
 
 
 def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
@@ -43,7 +59,9 @@ class Script:
         self.replies = list(replies)
         self.seen: list[list[Message]] = []
 
-    async def __call__(self, messages: list[Message], tools: Mapping[str, ToolDefinition]) -> AsyncIterator[dict[str, Any]]:
+    async def __call__(
+        self, messages: list[Message], tools: Mapping[str, ToolDefinition]
+    ) -> AsyncIterator[dict[str, Any]]:
         self.seen.append(list(messages))
         assert self.replies, "the script ran out"
         message = self.replies.pop(0)
@@ -77,15 +95,25 @@ class Recorder:
 
 
 def config(stream: Script, tools: list[ToolDefinition] = (), **kwargs: Any) -> LoopConfig:  # type: ignore[assignment]
-    return LoopConfig(stream=stream, tools={t.name: t for t in tools}, signal=asyncio.Event(),
-                      tool_context=lambda call_id: None, **kwargs)
+    return LoopConfig(
+        stream=stream,
+        tools={t.name: t for t in tools},
+        signal=asyncio.Event(),
+        tool_context=lambda call_id: None,
+        **kwargs,
+    )
 
 
 def echo_tool(executed: list[Any] | None = None, **kwargs: Any) -> ToolDefinition:
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         if executed is not None:
             executed.append(args["value"])
-        return {"content": [{"type": "text", "text": f"echoed: {args['value']}"}], "details": {"value": args["value"]}}
+        return {
+            "content": [{"type": "text", "text": f"echoed: {args['value']}"}],
+            "details": {"value": args["value"]},
+        }
 
     return make_tool("echo", execute, **kwargs)
 
@@ -96,25 +124,44 @@ async def test_text_reply_event_sequence_and_result() -> None:
     context: list[Message] = []
     prompt = user("Hello")
     produced = await run_agent_loop([prompt], context, config(stream), recorder)
-    assert recorder.types() == ["agent_start", "turn_start", "message_start", "message_end", "message_start",
-                                "message_end", "turn_end", "agent_end"]
+    assert recorder.types() == [
+        "agent_start",
+        "turn_start",
+        "message_start",
+        "message_end",
+        "message_start",
+        "message_end",
+        "turn_end",
+        "agent_end",
+    ]
     assert [m["role"] for m in produced] == ["user", "assistant"]
     assert produced[0] is prompt and text_of(produced[1]) == "Hi there!"
     assert context == produced  # the context was extended in place
-    assert recorder.of("turn_end")[0] == {"type": "turn_end", "message": produced[1], "toolResults": []}
+    assert recorder.of("turn_end")[0] == {
+        "type": "turn_end",
+        "message": produced[1],
+        "toolResults": [],
+    }
     assert recorder.of("agent_end")[0]["messages"] == produced
     # The partial message is replaced by the final one in the context.
     assert recorder.of("message_start")[1]["message"]["stopReason"] == "pending"
 
 
 async def test_transform_context_prunes_what_the_model_sees_but_not_the_context() -> None:
-    context = [user("old 1"), assistant("old response 1"), user("old 2"), assistant("old response 2")]
+    context = [
+        user("old 1"),
+        assistant("old response 1"),
+        user("old 2"),
+        assistant("old response 2"),
+    ]
 
     async def keep_last_two(messages: list[Message]) -> list[Message]:
         return messages[-2:]
 
     stream = Script(assistant("Response"))
-    await run_agent_loop([user("new message")], context, config(stream, transform_context=keep_last_two), Recorder())
+    await run_agent_loop(
+        [user("new message")], context, config(stream, transform_context=keep_last_two), Recorder()
+    )
     assert [text_of(m) for m in stream.seen[0]] == ["old response 2", "new message"]
     assert len(context) == 6
 
@@ -123,20 +170,32 @@ async def test_tool_call_and_result_with_after_tool_call_patch() -> None:
     executed: list[Any] = []
     seen_by_hook: list[Any] = []
 
-    async def after(call_id: str, name: str, args: dict[str, Any], content: Any, details: Any, is_error: bool) -> dict[str, Any]:
+    async def after(
+        call_id: str, name: str, args: dict[str, Any], content: Any, details: Any, is_error: bool
+    ) -> dict[str, Any]:
         seen_by_hook.append((call_id, name, args, details, is_error))
         return {"content": [{"type": "text", "text": "patched"}]}
 
-    stream = Script(assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done"))
+    stream = Script(
+        assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done")
+    )
     recorder = Recorder()
-    produced = await run_agent_loop([user("echo something")], [], config(stream, [echo_tool(executed)], after_tool_call=after),
-                                    recorder)
+    produced = await run_agent_loop(
+        [user("echo something")],
+        [],
+        config(stream, [echo_tool(executed)], after_tool_call=after),
+        recorder,
+    )
     assert executed == ["hello"]
     (end,) = recorder.of("tool_execution_end")
-    assert end["isError"] is False and end["result"]["content"] == [{"type": "text", "text": "patched"}]
+    assert end["isError"] is False and end["result"]["content"] == [
+        {"type": "text", "text": "patched"}
+    ]
     assert seen_by_hook == [("tool-1", "echo", {"value": "hello"}, {"value": "hello"}, False)]
     result = next(m for m in produced if m["role"] == "toolResult")
-    assert result["content"] == [{"type": "text", "text": "patched"}] and result["details"] == {"value": "hello"}
+    assert result["content"] == [{"type": "text", "text": "patched"}] and result["details"] == {
+        "value": "hello"
+    }
     assert [m["role"] for m in produced] == ["user", "assistant", "toolResult", "assistant"]
     # The second request answered the tool call.
     assert [m["role"] for m in stream.seen[1]] == ["user", "assistant", "toolResult"]
@@ -146,7 +205,9 @@ async def test_length_truncated_tool_calls_are_not_executed() -> None:
     executed: list[Any] = []
     stream = Script(assistant([call("tool-1", "echo", value="hel")], "length"), assistant("done"))
     recorder = Recorder()
-    produced = await run_agent_loop([user("echo something")], [], config(stream, [echo_tool(executed)]), recorder)
+    produced = await run_agent_loop(
+        [user("echo something")], [], config(stream, [echo_tool(executed)]), recorder
+    )
     assert executed == []
     (end,) = recorder.of("tool_execution_end")
     assert end["isError"] is True and "output token limit" in text_of(end["result"])
@@ -162,28 +223,61 @@ async def test_before_tool_call_may_mutate_arguments_without_revalidation() -> N
     async def before(call_id: str, name: str, args: dict[str, Any]) -> None:
         args["value"] = 123
 
-    stream = Script(assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done"))
-    await run_agent_loop([user("x")], [], config(stream, [echo_tool(executed)], before_tool_call=before), Recorder())
+    stream = Script(
+        assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done")
+    )
+    await run_agent_loop(
+        [user("x")], [], config(stream, [echo_tool(executed)], before_tool_call=before), Recorder()
+    )
     assert executed == [123]
 
 
 async def test_prepare_arguments_runs_before_validation() -> None:
     executed: list[Any] = []
-    schema = {"type": "object", "required": ["edits"], "additionalProperties": False, "properties": {
-        "edits": {"type": "array", "items": {"type": "object", "required": ["oldText", "newText"],
-                                             "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["edits"],
+        "additionalProperties": False,
+        "properties": {
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["oldText", "newText"],
+                    "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                },
+            }
+        },
+    }
 
     def prepare(args: Any) -> Any:
-        if isinstance(args, dict) and isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
-            return {"edits": [*args.get("edits", []), {"oldText": args["oldText"], "newText": args["newText"]}]}
+        if (
+            isinstance(args, dict)
+            and isinstance(args.get("oldText"), str)
+            and isinstance(args.get("newText"), str)
+        ):
+            return {
+                "edits": [
+                    *args.get("edits", []),
+                    {"oldText": args["oldText"], "newText": args["newText"]},
+                ]
+            }
         return args
 
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         executed.append(args["edits"])
-        return {"content": [{"type": "text", "text": f"edited {len(args['edits'])}"}], "details": {}}
+        return {
+            "content": [{"type": "text", "text": f"edited {len(args['edits'])}"}],
+            "details": {},
+        }
 
     tool = ToolDefinition("edit", "edit", schema, execute, prepare_arguments=prepare)
-    stream = Script(assistant([call("tool-1", "edit", oldText="before", newText="after")], "toolUse"), assistant("done"))
+    stream = Script(
+        assistant([call("tool-1", "edit", oldText="before", newText="after")], "toolUse"),
+        assistant("done"),
+    )
     recorder = Recorder()
     await run_agent_loop([user("x")], [], config(stream, [tool]), recorder)
     assert executed == [[{"oldText": "before", "newText": "after"}]]
@@ -194,7 +288,9 @@ async def test_parallel_ends_in_completion_order_results_in_call_order() -> None
     second_started = asyncio.Event()
     order: list[str] = []
 
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         order.append(f"start:{args['value']}")
         if args["value"] == "first":
             # Only finishes once the second call is running: impossible unless they overlap.
@@ -204,15 +300,27 @@ async def test_parallel_ends_in_completion_order_results_in_call_order() -> None
         order.append(f"end:{args['value']}")
         return {"content": [{"type": "text", "text": args["value"]}], "details": {}}
 
-    stream = Script(assistant([call("tool-1", "echo", value="first"), call("tool-2", "echo", value="second")], "toolUse"),
-                    assistant("done"))
+    stream = Script(
+        assistant(
+            [call("tool-1", "echo", value="first"), call("tool-2", "echo", value="second")],
+            "toolUse",
+        ),
+        assistant("done"),
+    )
     recorder = Recorder()
     await run_agent_loop([user("both")], [], config(stream, [make_tool("echo", execute)]), recorder)
     assert order == ["start:first", "start:second", "end:second", "end:first"]
     assert [e["toolCallId"] for e in recorder.of("tool_execution_end")] == ["tool-2", "tool-1"]
-    results = [e["message"]["toolCallId"] for e in recorder.of("message_end") if e["message"]["role"] == "toolResult"]
+    results = [
+        e["message"]["toolCallId"]
+        for e in recorder.of("message_end")
+        if e["message"]["role"] == "toolResult"
+    ]
     assert results == ["tool-1", "tool-2"]
-    assert [r["toolCallId"] for r in recorder.of("turn_end")[0]["toolResults"]] == ["tool-1", "tool-2"]
+    assert [r["toolCallId"] for r in recorder.of("turn_end")[0]["toolResults"]] == [
+        "tool-1",
+        "tool-2",
+    ]
     assert all(e["isError"] is False for e in recorder.of("tool_execution_end"))
 
 
@@ -227,7 +335,9 @@ async def test_parallel_batch_runs_every_preflight_before_any_tool_executes() ->
         for _ in range(5):
             await asyncio.sleep(0)  # a check that really suspends
 
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         log.append(f"execute:{call_id}")
         return {"content": [{"type": "text", "text": "ok"}], "details": {}}
 
@@ -238,9 +348,20 @@ async def test_parallel_batch_runs_every_preflight_before_any_tool_executes() ->
         if event["type"] == "tool_execution_start":
             log.append(f"start:{event['toolCallId']}")
 
-    stream = Script(assistant([call("a", "echo", value="1"), call("b", "echo", value="2"), call("c", "echo", value="3")],
-                              "toolUse"), assistant("done"))
-    await run_agent_loop([user("x")], [], config(stream, [make_tool("echo", execute)], before_tool_call=before), emit)
+    stream = Script(
+        assistant(
+            [
+                call("a", "echo", value="1"),
+                call("b", "echo", value="2"),
+                call("c", "echo", value="3"),
+            ],
+            "toolUse",
+        ),
+        assistant("done"),
+    )
+    await run_agent_loop(
+        [user("x")], [], config(stream, [make_tool("echo", execute)], before_tool_call=before), emit
+    )
     assert log[:6] == ["start:a", "check:a", "start:b", "check:b", "start:c", "check:c"]
     assert sorted(log[6:]) == ["execute:a", "execute:b", "execute:c"]
 
@@ -256,11 +377,20 @@ async def test_steering_is_injected_after_all_tool_calls_complete() -> None:
             return [user("interrupt")]
         return []
 
-    stream = Script(assistant([call("tool-1", "echo", value="first"), call("tool-2", "echo", value="second")], "toolUse"),
-                    assistant("done"))
+    stream = Script(
+        assistant(
+            [call("tool-1", "echo", value="first"), call("tool-2", "echo", value="second")],
+            "toolUse",
+        ),
+        assistant("done"),
+    )
     recorder = Recorder()
-    await run_agent_loop([user("start")], [], config(stream, [echo_tool(executed)], sequential=True, get_steering=get_steering),
-                         recorder)
+    await run_agent_loop(
+        [user("start")],
+        [],
+        config(stream, [echo_tool(executed)], sequential=True, get_steering=get_steering),
+        recorder,
+    )
     assert executed == ["first", "second"]
     assert all(e["isError"] is False for e in recorder.of("tool_execution_end"))
     sequence = []
@@ -278,7 +408,9 @@ async def test_sequential_tool_forces_the_whole_batch_sequential() -> None:
     order: list[str] = []
 
     def tool(name: str, mode: str) -> ToolDefinition:
-        async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+        async def execute(
+            call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+        ) -> dict[str, Any]:
             order.append(f"start:{name}:{args['value']}")
             for _ in range(5):
                 await asyncio.sleep(0)  # give a concurrent call every chance to start
@@ -287,18 +419,49 @@ async def test_sequential_tool_forces_the_whole_batch_sequential() -> None:
 
         return make_tool(name, execute, execution_mode=mode)
 
-    stream = Script(assistant([call("tool-1", "slow", value="a"), call("tool-2", "fast", value="b"),
-                               call("tool-3", "fast", value="c")], "toolUse"), assistant("done"))
+    stream = Script(
+        assistant(
+            [
+                call("tool-1", "slow", value="a"),
+                call("tool-2", "fast", value="b"),
+                call("tool-3", "fast", value="c"),
+            ],
+            "toolUse",
+        ),
+        assistant("done"),
+    )
     recorder = Recorder()
-    await run_agent_loop([user("x")], [], config(stream, [tool("slow", "sequential"), tool("fast", "parallel")]), recorder)
-    assert order == ["start:slow:a", "end:slow:a", "start:fast:b", "end:fast:b", "start:fast:c", "end:fast:c"]
-    assert recorder.log == ["tool_execution_start:tool-1", "tool_execution_end:tool-1", "tool_execution_start:tool-2",
-                            "tool_execution_end:tool-2", "tool_execution_start:tool-3", "tool_execution_end:tool-3"]
+    await run_agent_loop(
+        [user("x")],
+        [],
+        config(stream, [tool("slow", "sequential"), tool("fast", "parallel")]),
+        recorder,
+    )
+    assert order == [
+        "start:slow:a",
+        "end:slow:a",
+        "start:fast:b",
+        "end:fast:b",
+        "start:fast:c",
+        "end:fast:c",
+    ]
+    assert recorder.log == [
+        "tool_execution_start:tool-1",
+        "tool_execution_end:tool-1",
+        "tool_execution_start:tool-2",
+        "tool_execution_end:tool-2",
+        "tool_execution_start:tool-3",
+        "tool_execution_end:tool-3",
+    ]
 
     # The same calls without the sequential tool overlap.
     order.clear()
-    stream = Script(assistant([call("tool-2", "fast", value="b"), call("tool-3", "fast", value="c")], "toolUse"),
-                    assistant("done"))
+    stream = Script(
+        assistant(
+            [call("tool-2", "fast", value="b"), call("tool-3", "fast", value="c")], "toolUse"
+        ),
+        assistant("done"),
+    )
     await run_agent_loop([user("x")], [], config(stream, [tool("fast", "parallel")]), Recorder())
     assert order[:2] == ["start:fast:b", "start:fast:c"]
 
@@ -311,9 +474,13 @@ async def test_prepare_next_turn_runs_between_turns_only() -> None:
         turns.append(turn)
         roles_then.append([m["role"] for m in turn.context])
 
-    stream = Script(assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done"))
+    stream = Script(
+        assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done")
+    )
     recorder = Recorder()
-    await run_agent_loop([user("x")], [], config(stream, [echo_tool()], prepare_next_turn=prepare), recorder)
+    await run_agent_loop(
+        [user("x")], [], config(stream, [echo_tool()], prepare_next_turn=prepare), recorder
+    )
     assert len(turns) == 1
     assert turns[0].message["stopReason"] == "toolUse"
     assert [r["toolCallId"] for r in turns[0].tool_results] == ["tool-1"]
@@ -329,13 +496,25 @@ async def test_follow_up_is_only_taken_when_the_agent_would_stop() -> None:
         polls.append(stream.calls)
         return [queued.pop()] if queued else []
 
-    stream = Script(assistant([call("tool-1", "echo", value="v")], "toolUse"), assistant("first answer"),
-                    assistant("second answer"))
+    stream = Script(
+        assistant([call("tool-1", "echo", value="v")], "toolUse"),
+        assistant("first answer"),
+        assistant("second answer"),
+    )
     recorder = Recorder()
-    produced = await run_agent_loop([user("x")], [], config(stream, [echo_tool()], get_follow_up=get_follow_up), recorder)
+    produced = await run_agent_loop(
+        [user("x")], [], config(stream, [echo_tool()], get_follow_up=get_follow_up), recorder
+    )
     # Polled once after the model stopped (2 requests made), then again after answering it.
     assert polls == [2, 3]
-    assert [m["role"] for m in produced] == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+    assert [m["role"] for m in produced] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert text_of(produced[4]) == "follow up"
     assert recorder.types().count("agent_start") == 1 and recorder.types().count("agent_end") == 1
 
@@ -345,7 +524,9 @@ async def test_an_error_reply_ends_the_run_without_running_its_tools() -> None:
     failed = assistant([call("tool-1", "echo", value="v")], "error", errorMessage="boom")
     stream = Script(failed)
     recorder = Recorder()
-    produced = await run_agent_loop([user("x")], [], config(stream, [echo_tool(executed)]), recorder)
+    produced = await run_agent_loop(
+        [user("x")], [], config(stream, [echo_tool(executed)]), recorder
+    )
     assert executed == [] and stream.calls == 1
     assert recorder.types()[-3:] == ["message_end", "turn_end", "agent_end"]
     assert recorder.of("turn_end")[0]["toolResults"] == []
@@ -353,10 +534,15 @@ async def test_an_error_reply_ends_the_run_without_running_its_tools() -> None:
 
 
 async def test_tool_timeout_default_and_per_call_override() -> None:
-    schema = {"type": "object", "properties": {"value": {"type": "string"}, "timeout": {"type": "number"}}}
+    schema = {
+        "type": "object",
+        "properties": {"value": {"type": "string"}, "timeout": {"type": "number"}},
+    }
     never = asyncio.Event()
 
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         if args["value"] == "hang":
             await never.wait()
         else:
@@ -364,12 +550,19 @@ async def test_tool_timeout_default_and_per_call_override() -> None:
         return {"content": [{"type": "text", "text": "finished"}], "details": {}}
 
     tool = make_tool("echo", execute, parameters=schema)
-    stream = Script(assistant([call("t1", "echo", value="hang"), call("t2", "echo", value="slow", timeout=0)], "toolUse"),
-                    assistant("done"))
+    stream = Script(
+        assistant(
+            [call("t1", "echo", value="hang"), call("t2", "echo", value="slow", timeout=0)],
+            "toolUse",
+        ),
+        assistant("done"),
+    )
     recorder = Recorder()
     await run_agent_loop([user("x")], [], config(stream, [tool], tool_timeout_ms=50), recorder)
     ends = {e["toolCallId"]: e for e in recorder.of("tool_execution_end")}
-    assert ends["t1"]["isError"] is True and 'Tool "echo" timed out' in text_of(ends["t1"]["result"])
+    assert ends["t1"]["isError"] is True and 'Tool "echo" timed out' in text_of(
+        ends["t1"]["result"]
+    )
     assert ends["t2"]["isError"] is False and text_of(ends["t2"]["result"]) == "finished"
 
 
@@ -393,8 +586,13 @@ async def test_continue_from_existing_context_emits_no_user_events() -> None:
 
 
 async def test_continue_accepts_a_custom_message_last() -> None:
-    custom = {"role": "custom", "customType": "hook", "content": "Hook content", "display": True,
-              "timestamp": int(time.time() * 1000)}
+    custom = {
+        "role": "custom",
+        "customType": "hook",
+        "content": "Hook content",
+        "display": True,
+        "timestamp": int(time.time() * 1000),
+    }
     stream = Script(assistant("Response to custom message"))
     produced = await run_agent_loop_continue([custom], config(stream), Recorder())
     assert [m["role"] for m in produced] == ["assistant"]

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from knightcode.agent.queues import MessageQueues, message_text
-from knightcode.agent.session import AgentBusyError
+
+from knightcode._agent.queues import MessageQueues, message_text
+from knightcode._agent.session import AgentBusyError
 from knightcode.testing import text_reply, tool_call, tool_call_reply
 
 from .harness import (  # noqa: F401 - fixtures
@@ -25,10 +26,14 @@ from .harness import (  # noqa: F401 - fixtures
 BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 
 
-def acting_tool(action: Callable[[Scenario], Any], holder: list[Scenario], name: str = "act") -> Any:
+def acting_tool(
+    action: Callable[[Scenario], Any], holder: list[Scenario], name: str = "act"
+) -> Any:
     """A tool that runs ``action(scenario)`` while it executes (e.g. queues a message)."""
 
-    async def execute(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        call_id: str, args: dict[str, Any], ctx: Any, on_update: Any
+    ) -> dict[str, Any]:
         result = action(holder[0])
         if asyncio.iscoroutine(result):
             await result
@@ -56,14 +61,29 @@ def message_starts(s: Scenario) -> list[str]:
 
 async def test_steer_during_a_tool_batch_is_delivered_after_the_batch(scenario: Builder) -> None:
     holder: list[Scenario] = []
-    s = scenario(tools=[acting_tool(lambda sc: sc.agent.steer("change course"), holder),
-                        acting_tool(lambda sc: None, holder, name="other")])
+    s = scenario(
+        tools=[
+            acting_tool(lambda sc: sc.agent.steer("change course"), holder),
+            acting_tool(lambda sc: None, holder, name="other"),
+        ]
+    )
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("t1", "act", {"value": "1"}), tool_call("t2", "other", {"value": "2"})]),
-                 text_reply("steered"))
+    s.server.add(
+        tool_call_reply(
+            [tool_call("t1", "act", {"value": "1"}), tool_call("t2", "other", {"value": "2"})]
+        ),
+        text_reply("steered"),
+    )
     await bounded(s.agent.prompt("start"))
     # Both tools of the batch ran (no skipping), then the steering message, then the next request.
-    assert message_starts(s) == ["user:start", "assistant", "tool:t1", "tool:t2", "user:change course", "assistant"]
+    assert message_starts(s) == [
+        "user:start",
+        "assistant",
+        "tool:t1",
+        "tool:t2",
+        "user:change course",
+        "assistant",
+    ]
     assert [e["isError"] for e in s.of_type("tool_execution_end")] == [False, False]
     sent = s.sent(1)
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool", "user"]
@@ -85,11 +105,19 @@ async def test_steering_modes(scenario: Builder, mode: str) -> None:
 
     s = scenario(tools=[acting_tool(steer_twice, holder)], steering_mode=mode)  # type: ignore[arg-type]
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("r1"), text_reply("r2"))
+    s.server.add(
+        tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
+        text_reply("r1"),
+        text_reply("r2"),
+    )
     await bounded(s.agent.prompt("start"))
     if mode == "one-at-a-time":
         assert len(s.requests) == 3
-        assert s.sent_user_texts(1) == ["start", "s1"] and s.sent_user_texts(2) == ["start", "s1", "s2"]
+        assert s.sent_user_texts(1) == ["start", "s1"] and s.sent_user_texts(2) == [
+            "start",
+            "s1",
+            "s2",
+        ]
         assert queue_updates(s) == [(["s1"], []), (["s1", "s2"], []), (["s2"], []), ([], [])]
         assert s.types().count("turn_start") == 3
     else:
@@ -109,23 +137,41 @@ async def test_follow_up_only_when_the_agent_would_stop(scenario: Builder, mode:
 
     s = scenario(tools=[acting_tool(queue, holder)], follow_up_mode=mode)  # type: ignore[arg-type]
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("answer"),
-                 text_reply("after f1"), text_reply("after f2"))
+    s.server.add(
+        tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
+        text_reply("answer"),
+        text_reply("after f1"),
+        text_reply("after f2"),
+    )
     await bounded(s.agent.prompt("start"))
     # The turn after the tools does not see them: the agent had more to do.
     assert s.sent_user_texts(1) == ["start"]
     if mode == "one-at-a-time":
-        assert s.sent_user_texts(2) == ["start", "f1"] and s.sent_user_texts(3) == ["start", "f1", "f2"]
+        assert s.sent_user_texts(2) == ["start", "f1"] and s.sent_user_texts(3) == [
+            "start",
+            "f1",
+            "f2",
+        ]
         assert s.server.pending == 0
     else:
         assert s.sent_user_texts(2) == ["start", "f1", "f2"] and len(s.requests) == 3
-    answer_end = next(i for i, e in enumerate(s.events) if e["type"] == "message_end" and text_of(e["message"]) == "answer")
-    f1_start = next(i for i, e in enumerate(s.events) if e["type"] == "message_start" and text_of(e["message"]) == "f1")
+    answer_end = next(
+        i
+        for i, e in enumerate(s.events)
+        if e["type"] == "message_end" and text_of(e["message"]) == "answer"
+    )
+    f1_start = next(
+        i
+        for i, e in enumerate(s.events)
+        if e["type"] == "message_start" and text_of(e["message"]) == "f1"
+    )
     assert answer_end < f1_start
     assert s.types().count("agent_start") == 1 and s.types().count("agent_settled") == 1
 
 
-async def test_steering_beats_follow_up_and_queue_updates_carry_full_queues(scenario: Builder) -> None:
+async def test_steering_beats_follow_up_and_queue_updates_carry_full_queues(
+    scenario: Builder,
+) -> None:
     holder: list[Scenario] = []
 
     def queue(sc: Scenario) -> None:
@@ -135,9 +181,19 @@ async def test_steering_beats_follow_up_and_queue_updates_carry_full_queues(scen
 
     s = scenario(tools=[acting_tool(queue, holder)], steering_mode="all")
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("r1"), text_reply("r2"))
+    s.server.add(
+        tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
+        text_reply("r1"),
+        text_reply("r2"),
+    )
     await bounded(s.agent.prompt("start"))
-    assert queue_updates(s) == [(["a"], []), (["a"], ["b"]), (["a", "c"], ["b"]), ([], ["b"]), ([], [])]
+    assert queue_updates(s) == [
+        (["a"], []),
+        (["a"], ["b"]),
+        (["a", "c"], ["b"]),
+        ([], ["b"]),
+        ([], []),
+    ]
     assert s.sent_user_texts(1) == ["start", "a", "c"]
     assert s.sent_user_texts(2) == ["start", "a", "c", "b"]
 
@@ -151,7 +207,11 @@ async def test_prompt_while_busy_raises_or_queues(scenario: Builder) -> None:
         return {"content": [{"type": "text", "text": "released"}], "details": {}}
 
     s = scenario(tools=[make_tool("block", block)])
-    s.server.add(tool_call_reply([tool_call("t1", "block", {"value": "1"})]), text_reply("r1"), text_reply("r2"))
+    s.server.add(
+        tool_call_reply([tool_call("t1", "block", {"value": "1"})]),
+        text_reply("r1"),
+        text_reply("r2"),
+    )
     first = asyncio.ensure_future(s.agent.prompt("First message"))
     await bounded(started.wait())
     assert s.agent.is_streaming is True
@@ -180,7 +240,9 @@ async def test_abort_leaves_queued_messages_queued(scenario: Builder) -> None:
 
     s = scenario(tools=[acting_tool(steer_and_abort, holder)])
     holder.append(s)
-    s.server.add(tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("never sent"))
+    s.server.add(
+        tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("never sent")
+    )
     await bounded(s.agent.prompt("start"))
     assert len(s.requests) == 1
     assert [message_text(m) for m in s.agent.queues.steering] == ["not now"]
@@ -209,8 +271,15 @@ def test_queue_modes_take_one_or_all_and_report_changes() -> None:
     queues.add_follow_up(user("d"))
     queues.follow_up_mode = "all"
     assert [m["content"] for m in queues.take_follow_up()] == ["c", "d"]
-    assert changes == [(["a"], []), (["a", "b"], []), (["a", "b"], ["c"]), (["b"], ["c"]), ([], ["c"]),
-                       ([], ["c", "d"]), ([], [])]
+    assert changes == [
+        (["a"], []),
+        (["a", "b"], []),
+        (["a", "b"], ["c"]),
+        (["b"], ["c"]),
+        ([], ["c"]),
+        ([], ["c", "d"]),
+        ([], []),
+    ]
 
 
 def test_queue_clear_returns_steering_first() -> None:
@@ -225,7 +294,13 @@ def test_queue_clear_returns_steering_first() -> None:
 
 
 def test_message_text_joins_text_blocks_only() -> None:
-    message = {"role": "user", "content": [{"type": "text", "text": "look "}, {"type": "image", "data": "x", "mimeType": "image/png"},
-                                           {"type": "text", "text": "here"}]}
+    message = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "look "},
+            {"type": "image", "data": "x", "mimeType": "image/png"},
+            {"type": "text", "text": "here"},
+        ],
+    }
     assert message_text(message) == "look here"
     assert message_text(user("plain")) == "plain"

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.agent.session import AgentSession
-from knightcode.cli.main_command import RunRequest
-from knightcode.modes.setup import build_agent
-from knightcode.plugins.host import PluginFailure, PluginHost
-from knightcode.plugins.planning import HostOptions, create_plugin_host, make_plan
+
+from knightcode._agent.session import AgentSession
+from knightcode._cli.main_command import RunRequest
+from knightcode._modes.setup import build_agent
+from knightcode._plugins.host import PluginFailure, PluginHost
+from knightcode._plugins.planning import HostOptions, create_plugin_host, make_plan
 from knightcode.testing import ScriptedRequest, ScriptedServer, text_reply
 
 PROVIDER = "scripted"
@@ -47,8 +48,12 @@ def write_config(agent_dir: Path, base_url: str, settings: dict[str, Any] | None
     """models.json with the scripted providers, and settings.json (1 ms retries by default)."""
     providers = {
         PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": MODELS},
-        ANTHROPIC: {"baseUrl": base_url, "api": "anthropic-messages", "apiKey": "test-key",
-                    "models": [{"id": SMALL, "contextWindow": 10000, "maxTokens": 2048}]},
+        ANTHROPIC: {
+            "baseUrl": base_url,
+            "api": "anthropic-messages",
+            "apiKey": "test-key",
+            "models": [{"id": SMALL, "contextWindow": 10000, "maxTokens": 2048}],
+        },
     }
     (agent_dir / "models.json").write_text(json.dumps({"providers": providers}))
     merged: dict[str, Any] = {"retry": {"baseDelayMs": 1}}
@@ -110,20 +115,31 @@ class Builder:
         self.server, self.agent_dir, self.project = server, agent_dir, project
         self._runs: list[Run] = []
 
-    async def __call__(self, *, settings: dict[str, Any] | None = None, model: str = SMALL,
-                       provider: str = PROVIDER, plugins: tuple[Any, ...] = (),
-                       thinking: str | None = None, extensions: tuple[Path, ...] = (),
-                       flags: dict[str, Any] | None = None) -> Run:
+    async def __call__(
+        self,
+        *,
+        settings: dict[str, Any] | None = None,
+        model: str = SMALL,
+        provider: str = PROVIDER,
+        plugins: tuple[Any, ...] = (),
+        thinking: str | None = None,
+        extensions: tuple[Path, ...] = (),
+        flags: dict[str, Any] | None = None,
+    ) -> Run:
         write_config(self.agent_dir, self.server.base_url, settings)
         failures: list[PluginFailure] = []
-        options = HostOptions(cwd=self.project, agent_dir=self.agent_dir, extension_paths=extensions)
+        options = HostOptions(
+            cwd=self.project, agent_dir=self.agent_dir, extension_paths=extensions
+        )
         plan = make_plan(options)
         host = create_plugin_host(options, plan, on_failure=failures.append)
         host.flag_values.update(flags or {})
         for index, plugin in enumerate(plugins):
             record = host.add_plugin(plugin, getattr(plugin, "plugin_name", f"test{index}"))
             assert record.error is None, record.error
-        request = RunRequest(mode="json", messages=[], model=f"{provider}/{model}", thinking=thinking)
+        request = RunRequest(
+            mode="json", messages=[], model=f"{provider}/{model}", thinking=thinking
+        )
         agent = await build_agent(request, host, plan)
         run = Run(agent, host, self.server, failures=failures)
         agent.subscribe(run.events.append)
@@ -146,7 +162,9 @@ def server_fixture() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture(name="build")
-async def build_fixture(server: ScriptedServer, agent_dir: Path, project_dir: Path) -> AsyncIterator[Builder]:
+async def build_fixture(
+    server: ScriptedServer, agent_dir: Path, project_dir: Path
+) -> AsyncIterator[Builder]:
     builder = Builder(server, agent_dir, project_dir)
     try:
         yield builder

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from knightcode import hookimpl
-from knightcode.agent.session import CompactionUnavailableError
-from knightcode.agent.tree_navigation import navigate_tree
+from knightcode._agent.session import CompactionUnavailableError
+from knightcode._agent.tree_navigation import navigate_tree
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
 from knightcode_builtins.compaction.branch import prepare_branch_entries
 from knightcode_builtins.compaction.prompts import BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT
@@ -34,8 +35,12 @@ class TreeObserver:
         return self.answer
 
     @hookimpl
-    def session_tree(self, new_leaf_id: Any, old_leaf_id: Any, summary_entry: Any, from_extension: bool) -> None:
-        self.trees.append({"new": new_leaf_id, "old": old_leaf_id, "entry": summary_entry, "ext": from_extension})
+    def session_tree(
+        self, new_leaf_id: Any, old_leaf_id: Any, summary_entry: Any, from_extension: bool
+    ) -> None:
+        self.trees.append(
+            {"new": new_leaf_id, "old": old_leaf_id, "entry": summary_entry, "ext": from_extension}
+        )
 
 
 SETTINGS: dict[str, Any] = {"compaction": {"reserveTokens": 2000}}  # no automatic compaction here
@@ -47,14 +52,18 @@ async def explore(run: Run, project: Path) -> tuple[dict[str, Any], dict[str, An
     run.server.add(text_reply("answer one", usage=usage(input=100)))
     await bounded(run.agent.prompt("question one"))
     first_answer = run.agent.session.get_leaf_entry()
-    run.server.add(tool_call_reply([tool_call("c1", "read", {"path": "a.txt"})]), text_reply("it says alpha"))
+    run.server.add(
+        tool_call_reply([tool_call("c1", "read", {"path": "a.txt"})]), text_reply("it says alpha")
+    )
     await bounded(run.agent.prompt("what is in a.txt?"))
     leaf = run.agent.session.get_leaf_entry()
     assert first_answer is not None and leaf is not None
     return dict(first_answer), dict(leaf)
 
 
-async def test_navigation_with_the_default_branch_summary(build: Builder, project_dir: Path) -> None:
+async def test_navigation_with_the_default_branch_summary(
+    build: Builder, project_dir: Path
+) -> None:
     observer = TreeObserver()
     run = await build(settings=SETTINGS, plugins=(observer,))
     first_answer, old_leaf = await explore(run, project_dir)
@@ -62,28 +71,47 @@ async def test_navigation_with_the_default_branch_summary(build: Builder, projec
     result = await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True))
 
     (prep,) = observer.preparations
-    assert (prep.target_id, prep.old_leaf_id, prep.common_ancestor_id) == (first_answer["id"], old_leaf["id"],
-                                                                           first_answer["id"])
-    assert [e["message"]["role"] for e in prep.entries_to_summarize] == ["user", "assistant", "toolResult", "assistant"]
+    assert (prep.target_id, prep.old_leaf_id, prep.common_ancestor_id) == (
+        first_answer["id"],
+        old_leaf["id"],
+        first_answer["id"],
+    )
+    assert [e["message"]["role"] for e in prep.entries_to_summarize] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
     assert prep.user_wants_summary is True
     prompt = run.prompt_text(3)
     # Tool results are skipped: the calls say what was done.
-    assert prompt == ("<conversation>\n[User]: what is in a.txt?\n\n"
-                      '[Assistant tool calls]: read(path="a.txt")\n\n[Assistant]: it says alpha\n</conversation>\n\n'
-                      + BRANCH_SUMMARY_PROMPT + "\n\nKeep the whole summary under 1250 tokens.")
+    assert prompt == (
+        "<conversation>\n[User]: what is in a.txt?\n\n"
+        '[Assistant tool calls]: read(path="a.txt")\n\n[Assistant]: it says alpha\n</conversation>\n\n'
+        + BRANCH_SUMMARY_PROMPT
+        + "\n\nKeep the whole summary under 1250 tokens."
+    )
     entry = result["summaryEntry"]
     assert result["cancelled"] is False and "editorText" not in result
     assert entry["type"] == "branch_summary" and entry["parentId"] == first_answer["id"]
     assert entry["fromId"] == old_leaf["id"] and "fromHook" not in entry
-    assert entry["summary"] == BRANCH_SUMMARY_PREAMBLE + "## Goal\nread a.txt\n\n<read-files>\na.txt\n</read-files>"
+    assert (
+        entry["summary"]
+        == BRANCH_SUMMARY_PREAMBLE + "## Goal\nread a.txt\n\n<read-files>\na.txt\n</read-files>"
+    )
     assert entry["details"] == {"readFiles": ["a.txt"], "modifiedFiles": []}
     assert entry["usage"]["totalTokens"] == 550
     assert run.agent.session.leaf_id == entry["id"]
     assert [m["role"] for m in run.agent.messages] == ["user", "assistant", "branchSummary"]
-    assert observer.trees == [{"new": entry["id"], "old": old_leaf["id"], "entry": entry, "ext": False}]
+    assert observer.trees == [
+        {"new": entry["id"], "old": old_leaf["id"], "entry": entry, "ext": False}
+    ]
 
     # Summaries nest: leaving the new branch carries the file lists of the summary in it.
-    run.server.add(tool_call_reply([tool_call("c2", "write", {"path": "c.txt", "content": "c"})]), text_reply("wrote"))
+    run.server.add(
+        tool_call_reply([tool_call("c2", "write", {"path": "c.txt", "content": "c"})]),
+        text_reply("wrote"),
+    )
     await bounded(run.agent.prompt("write c.txt"))
     run.server.add(summary_reply("## Goal\nwrote c"))
     nested = await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True))
@@ -91,14 +119,20 @@ async def test_navigation_with_the_default_branch_summary(build: Builder, projec
     assert "[User]: The following is a summary of a branch" in run.prompt_text(6)
 
 
-async def test_navigation_without_a_summary_never_asks_the_model(build: Builder, project_dir: Path) -> None:
+async def test_navigation_without_a_summary_never_asks_the_model(
+    build: Builder, project_dir: Path
+) -> None:
     observer = TreeObserver()
     run = await build(settings=SETTINGS, plugins=(observer,))
     _first_answer, _ = await explore(run, project_dir)
-    question = next(e for e in run.entries("message") if e["message"].get("content") == "what is in a.txt?")
+    question = next(
+        e for e in run.entries("message") if e["message"].get("content") == "what is in a.txt?"
+    )
     requests = len(run.requests)
     # Going back to a user message (what /undo does) puts its text back into the editor.
-    result = await bounded(navigate_tree(run.agent, question["id"], summarize=False, label="retry here"))
+    result = await bounded(
+        navigate_tree(run.agent, question["id"], summarize=False, label="retry here")
+    )
     assert result == {"cancelled": False, "editorText": "what is in a.txt?"}
     assert observer.preparations[0].user_wants_summary is False
     assert observer.preparations[0].summarizer is None
@@ -127,21 +161,36 @@ async def test_a_plugin_can_supply_the_summary(build: Builder, project_dir: Path
     assert observer.trees[0]["ext"] is True
 
 
-async def test_a_plugin_summary_is_ignored_when_none_was_asked_for(build: Builder, project_dir: Path) -> None:
-    run = await build(settings=SETTINGS, plugins=(TreeObserver({"summary": {"summary": "unwanted"}}),))
+async def test_a_plugin_summary_is_ignored_when_none_was_asked_for(
+    build: Builder, project_dir: Path
+) -> None:
+    run = await build(
+        settings=SETTINGS, plugins=(TreeObserver({"summary": {"summary": "unwanted"}}),)
+    )
     first_answer, _ = await explore(run, project_dir)
     result = await navigate_tree(run.agent, first_answer["id"], summarize=False)
     assert result == {"cancelled": False} and run.entries("branch_summary") == []
 
 
-async def test_a_plugin_can_change_the_instructions_and_the_label(build: Builder, project_dir: Path) -> None:
-    answer = {"custom_instructions": "List the commands only.", "replace_instructions": True, "label": "explored"}
+async def test_a_plugin_can_change_the_instructions_and_the_label(
+    build: Builder, project_dir: Path
+) -> None:
+    answer = {
+        "custom_instructions": "List the commands only.",
+        "replace_instructions": True,
+        "label": "explored",
+    }
     run = await build(settings=SETTINGS, plugins=(TreeObserver(answer),))
     first_answer, _ = await explore(run, project_dir)
     run.server.add(summary_reply("- read"))
-    result = await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True,
-                                         custom_instructions="ignored focus"))
-    assert run.prompt_text(3).endswith("</conversation>\n\nList the commands only.\n\nKeep the whole summary under 1250 tokens.")
+    result = await bounded(
+        navigate_tree(
+            run.agent, first_answer["id"], summarize=True, custom_instructions="ignored focus"
+        )
+    )
+    assert run.prompt_text(3).endswith(
+        "</conversation>\n\nList the commands only.\n\nKeep the whole summary under 1250 tokens."
+    )
     assert BRANCH_SUMMARY_PROMPT not in run.prompt_text(3)
     assert run.agent.session.get_label(result["summaryEntry"]["id"]) == "explored"
 
@@ -150,10 +199,13 @@ async def test_user_instructions_are_added_as_a_focus(build: Builder, project_di
     run = await build(settings=SETTINGS)
     first_answer, _ = await explore(run, project_dir)
     run.server.add(error_reply(503, "overloaded"), summary_reply())
-    await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True, custom_instructions="the file"))
+    await bounded(
+        navigate_tree(run.agent, first_answer["id"], summarize=True, custom_instructions="the file")
+    )
     assert BRANCH_SUMMARY_PROMPT + "\n\nAdditional focus: the file" in run.prompt_text(4)
     assert run.of_type("summarization_retry_attempt_start") == [
-        {"type": "summarization_retry_attempt_start", "source": "branchSummary"}]
+        {"type": "summarization_retry_attempt_start", "source": "branchSummary"}
+    ]
     assert run.of_type("summarization_retry_finished") == [{"type": "summarization_retry_finished"}]
 
 
@@ -162,7 +214,9 @@ async def test_an_aborted_summary_leaves_the_tree_alone(build: Builder, project_
     first_answer, old_leaf = await explore(run, project_dir)
     run.server.add(text_reply("## Goal", " slow", delay=0.5))
     signal = asyncio.Event()
-    task = asyncio.ensure_future(navigate_tree(run.agent, first_answer["id"], summarize=True, signal=signal))
+    task = asyncio.ensure_future(
+        navigate_tree(run.agent, first_answer["id"], summarize=True, signal=signal)
+    )
     await asyncio.to_thread(run.server.wait_for_requests, 4)
     signal.set()
     assert await bounded(task) == {"cancelled": True, "aborted": True}
@@ -177,7 +231,9 @@ async def test_without_the_compaction_plugin_summaries_are_refused(
     with pytest.raises(CompactionUnavailableError, match="branch summaries are disabled"):
         await navigate_tree(run.agent, first_answer["id"], summarize=True)
     assert run.agent.session.leaf_id == old_leaf["id"]
-    assert (await navigate_tree(run.agent, first_answer["id"], summarize=False))["cancelled"] is False
+    assert (await navigate_tree(run.agent, first_answer["id"], summarize=False))[
+        "cancelled"
+    ] is False
 
 
 def test_branch_entries_are_taken_newest_first_within_the_budget() -> None:
@@ -190,7 +246,11 @@ def test_branch_entries_are_taken_newest_first_within_the_budget() -> None:
     compaction, first, _call, _, last = chain.entries
     messages, ops, total = prepare_branch_entries(chain.entries, token_budget=100)
     # "first" does not fit: the walk stops there, but its file operations were already seen.
-    assert [m["role"] for m in messages] == ["assistant", "user"] and total == 6 and ops.edited == {"e.py"}
+    assert (
+        [m["role"] for m in messages] == ["assistant", "user"]
+        and total == 6
+        and ops.edited == {"e.py"}
+    )
     # A summary that does not fit is still taken while less than 90 % of the budget is used …
     messages, _, total = prepare_branch_entries([compaction, last], token_budget=100)
     assert [m["role"] for m in messages] == ["compactionSummary", "user"] and total == 104

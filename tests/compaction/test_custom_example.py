@@ -13,11 +13,16 @@ SETTINGS = {"compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}}
 
 
 async def test_the_example_summarizes_with_the_chosen_model(build: Builder) -> None:
-    run = await build(settings=SETTINGS, extensions=(EXAMPLE,), flags={"compaction-model": f"{PROVIDER}/{LARGE}"})
+    run = await build(
+        settings=SETTINGS, extensions=(EXAMPLE,), flags={"compaction-model": f"{PROVIDER}/{LARGE}"}
+    )
     assert run.failures == [] and run.host.records[-1].name.endswith("custom_compaction.py")
     run.server.add(text_reply("answer one", usage=usage(input=100)))
     await bounded(run.agent.prompt("question one"))
-    run.server.add(text_reply("answer two", usage=usage(input=8500)), summary_reply("# Everything so far", 700, 70))
+    run.server.add(
+        text_reply("answer two", usage=usage(input=8500)),
+        summary_reply("# Everything so far", 700, 70),
+    )
     await bounded(run.agent.prompt("question two " + "q" * 600))
 
     summary_request = run.requests[2]
@@ -26,7 +31,9 @@ async def test_the_example_summarizes_with_the_chosen_model(build: Builder) -> N
     assert "[User]: question one\n\n[Assistant]: answer one" in prompt
     (entry,) = run.entries("compaction")
     assert entry["summary"] == "# Everything so far" and entry["fromHook"] is True
-    assert entry["usage"]["totalTokens"] == 770 and entry["details"] == {"model": f"{PROVIDER}/{LARGE}"}
+    assert entry["usage"]["totalTokens"] == 770 and entry["details"] == {
+        "model": f"{PROVIDER}/{LARGE}"
+    }
 
 
 async def test_without_the_flag_the_built_in_compaction_runs(build: Builder) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from knightcode import generate_summary, generate_summary_with_usage
-from knightcode.llm.summary import SUMMARIZATION_SYSTEM_PROMPT, estimate_request_tokens
+from knightcode._llm.summary import SUMMARIZATION_SYSTEM_PROMPT, estimate_request_tokens
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
 
 from .harness import (  # noqa: F401
@@ -29,7 +30,9 @@ from .harness import (  # noqa: F401
     summary_reply,
 )
 
-SETTINGS: dict[str, Any] = {"compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}}  # threshold 8000
+SETTINGS: dict[str, Any] = {
+    "compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}
+}  # threshold 8000
 OVERFLOW = "prompt is too long: 12000 tokens > 10000 maximum"
 
 
@@ -96,8 +99,12 @@ async def test_compaction_thinks_at_the_session_level(build: Builder) -> None:
     assert run.is_summary_request(2) and run.requests[2].body["reasoning_effort"] == "medium"
 
 
-async def test_a_conversation_too_big_for_the_window_is_summarized_in_pieces(build: Builder) -> None:
-    run = await build(settings={"compaction": {"reserveTokens": 500, "keepRecentTokens": 100}}, model=TINY)
+async def test_a_conversation_too_big_for_the_window_is_summarized_in_pieces(
+    build: Builder,
+) -> None:
+    run = await build(
+        settings={"compaction": {"reserveTokens": 500, "keepRecentTokens": 100}}, model=TINY
+    )
     for index in range(6):  # six 300-token prompts: 1800 tokens of history for a 3000-token window
         run.server.add(text_reply(f"ok {index}", usage=usage(input=100)))
         await bounded(run.agent.prompt(f"m{index} " + "x" * 1200))
@@ -113,7 +120,10 @@ async def test_a_conversation_too_big_for_the_window_is_summarized_in_pieces(bui
     for piece, index in enumerate(summaries):
         body = run.requests[index].body
         prompt = body["messages"][-1]["content"][0]["text"]
-        assert estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, prompt) + body["max_tokens"] <= 3000
+        assert (
+            estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, prompt) + body["max_tokens"]
+            <= 3000
+        )
         assert f"[User]: m{2 * piece} " in prompt and f"[User]: m{2 * piece + 1} " in prompt
         assert f"m{2 * piece + 2} " not in prompt
         if piece:  # each piece is folded into the summary of the pieces before it
@@ -122,7 +132,9 @@ async def test_a_conversation_too_big_for_the_window_is_summarized_in_pieces(bui
 
 
 async def test_a_single_message_too_big_for_a_piece_is_shortened(build: Builder) -> None:
-    run = await build(settings={"compaction": {"reserveTokens": 500, "keepRecentTokens": 100}}, model=TINY)
+    run = await build(
+        settings={"compaction": {"reserveTokens": 500, "keepRecentTokens": 100}}, model=TINY
+    )
     run.server.add(text_reply("ok", usage=usage(input=100)))
     await bounded(run.agent.prompt("start " + "s" * 6000 + " end"))  # 1500 tokens
     run.server.add(text_reply("answer", usage=usage(input=2600)), summary_reply(), summary_reply())
@@ -139,8 +151,12 @@ async def test_a_provider_overflow_halves_the_pieces(build: Builder) -> None:
     await bounded(run.agent.prompt("first " + "1" * 8000))  # 2000 tokens
     run.server.add(text_reply("answer two", usage=usage(input=100)))
     await bounded(run.agent.prompt("second " + "2" * 8000))
-    run.server.add(text_reply("answer three", usage=usage(input=8500)),
-                   error_reply(400, OVERFLOW), summary_reply("## Goal\nhalf one"), summary_reply("## Goal\nhalf two"))
+    run.server.add(
+        text_reply("answer three", usage=usage(input=8500)),
+        error_reply(400, OVERFLOW),
+        summary_reply("## Goal\nhalf one"),
+        summary_reply("## Goal\nhalf two"),
+    )
     await bounded(run.agent.prompt("third " + "3" * 600))
 
     assert [run.is_summary_request(i) for i in range(3, 6)] == [True, True, True]
@@ -154,15 +170,32 @@ async def test_a_provider_overflow_halves_the_pieces(build: Builder) -> None:
 async def test_transient_failures_are_retried_with_events(build: Builder) -> None:
     run = await build(settings=SETTINGS)
     await two_exchanges(run, error_reply(503, "overloaded"), summary_reply())
-    kinds = run.kinds("compaction_start", "summarization_retry_scheduled", "summarization_retry_attempt_start",
-                      "summarization_retry_finished", "compaction_end")
-    assert kinds == ["compaction_start", "summarization_retry_scheduled", "summarization_retry_attempt_start",
-                     "summarization_retry_finished", "compaction_end"]
+    kinds = run.kinds(
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    )
+    assert kinds == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    ]
     scheduled, started, finished = run.of_type(
-        "summarization_retry_scheduled", "summarization_retry_attempt_start", "summarization_retry_finished")
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+    )
     assert scheduled["attempt"] == 1 and scheduled["maxAttempts"] == 3 and scheduled["delayMs"] == 1
     assert "503" in scheduled["errorMessage"]
-    assert started == {"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "threshold"}
+    assert started == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "threshold",
+    }
     assert finished == {"type": "summarization_retry_finished"}
     result = run.of_type("compaction_end")[0]["result"]
     assert result["usage"]["totalTokens"] == 550 and "fallback" not in result["details"]
@@ -172,7 +205,9 @@ async def test_exhausted_retries_fall_back_to_the_deterministic_summary(
     build: Builder, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = await build(settings=SETTINGS)
-    await two_exchanges(run, *[error_reply(503, "overloaded")] * 4, first="Make the parser handle tabs")
+    await two_exchanges(
+        run, *[error_reply(503, "overloaded")] * 4, first="Make the parser handle tabs"
+    )
     assert len(run.of_type("summarization_retry_scheduled")) == 3
     assert len(run.of_type("summarization_retry_attempt_start")) == 3
     assert len(run.of_type("summarization_retry_finished")) == 1
@@ -180,17 +215,25 @@ async def test_exhausted_retries_fall_back_to_the_deterministic_summary(
     details = end["result"]["details"]
     assert details["fallback"] == "deterministic" and "503" in details["fallbackReason"]
     summary = end["result"]["summary"]
-    assert summary.startswith("## Goal\nMake the parser handle tabs\n\n## Constraints & Preferences")
+    assert summary.startswith(
+        "## Goal\nMake the parser handle tabs\n\n## Constraints & Preferences"
+    )
     assert "- Latest user request, verbatim:\n\nMake the parser handle tabs" in summary
     assert "usage" not in end["result"]
-    assert "warning: compaction: the summary was assembled without a model" in capsys.readouterr().err
+    assert (
+        "warning: compaction: the summary was assembled without a model" in capsys.readouterr().err
+    )
 
 
-async def test_a_failing_summarizer_cannot_leave_an_overflowed_session_stuck(build: Builder) -> None:
+async def test_a_failing_summarizer_cannot_leave_an_overflowed_session_stuck(
+    build: Builder,
+) -> None:
     run = await build(settings=SETTINGS)
     run.server.add(text_reply("answer one", usage=usage(input=100)))
     await bounded(run.agent.prompt("question one"))
-    run.server.add(error_reply(400, OVERFLOW), error_reply(401, "invalid x-api-key"), text_reply("made it"))
+    run.server.add(
+        error_reply(400, OVERFLOW), error_reply(401, "invalid x-api-key"), text_reply("made it")
+    )
     await bounded(run.agent.prompt("question two " + "q" * 600))
     end = run.of_type("compaction_end")[0]
     assert end["result"]["details"]["fallback"] == "deterministic" and end["willRetry"] is True
@@ -199,7 +242,9 @@ async def test_a_failing_summarizer_cannot_leave_an_overflowed_session_stuck(bui
 
 async def test_a_manual_compaction_reports_a_summarizer_failure_instead(build: Builder) -> None:
     run = await build(settings=SETTINGS)
-    run.server.add(text_reply("answer", usage=usage(input=100)), error_reply(401, "invalid x-api-key"))
+    run.server.add(
+        text_reply("answer", usage=usage(input=100)), error_reply(401, "invalid x-api-key")
+    )
     await bounded(run.agent.prompt("question"))
     verdict = await bounded(run.agent.compact())
     assert verdict["compacted"] is False and run.entries("compaction") == []
@@ -235,12 +280,18 @@ async def test_the_breaker_stops_automatic_compaction_after_three_low_yield_ones
     assert len(run.of_type("compaction_start")) == 5
 
 
-async def test_file_lists_accumulate_across_two_compactions(build: Builder, project_dir: Path) -> None:
+async def test_file_lists_accumulate_across_two_compactions(
+    build: Builder, project_dir: Path
+) -> None:
     (project_dir / "a.txt").write_text("alpha\n")
     run = await build(settings=SETTINGS)
     run.server.add(
-        tool_call_reply([tool_call("c1", "read", {"path": "a.txt"}),
-                         tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"})]),
+        tool_call_reply(
+            [
+                tool_call("c1", "read", {"path": "a.txt"}),
+                tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"}),
+            ]
+        ),
         text_reply("done", usage=usage(input=100)),
         text_reply("noted", usage=usage(input=100)),
         summary_reply("## Goal\nfirst"),
@@ -250,10 +301,21 @@ async def test_file_lists_accumulate_across_two_compactions(build: Builder, proj
     await bounded(run.agent.compact())
     first = run.entries("compaction")[0]
     assert first["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["b.txt"]}
-    assert first["summary"] == "## Goal\nfirst\n\n<read-files>\na.txt\n</read-files>\n\n<modified-files>\nb.txt\n</modified-files>"
+    assert (
+        first["summary"]
+        == "## Goal\nfirst\n\n<read-files>\na.txt\n</read-files>\n\n<modified-files>\nb.txt\n</modified-files>"
+    )
 
     run.server.add(
-        tool_call_reply([tool_call("c3", "edit", {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "gamma"}]})]),
+        tool_call_reply(
+            [
+                tool_call(
+                    "c3",
+                    "edit",
+                    {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "gamma"}]},
+                )
+            ]
+        ),
         text_reply("edited", usage=usage(input=100)),
         text_reply("fine", usage=usage(input=100)),
         summary_reply("## Goal\nsecond"),

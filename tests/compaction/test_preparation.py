@@ -78,7 +78,11 @@ def test_a_cut_at_a_bash_execution_is_a_split_with_an_empty_prefix() -> None:
     result = find_cut_point(chain.entries, 0, len(chain.entries), 1000)
     assert result.first_kept_entry_index == 2 == result.turn_start_index and result.is_split_turn
     prep = prepare_compaction(chain.entries, budgets(1000))
-    assert prep is not None and prep.first_kept_entry_id == cut["id"] and prep.turn_prefix_messages == []
+    assert (
+        prep is not None
+        and prep.first_kept_entry_id == cut["id"]
+        and prep.turn_prefix_messages == []
+    )
 
 
 def test_repeated_compaction_starts_at_the_previous_kept_boundary() -> None:
@@ -87,7 +91,9 @@ def test_repeated_compaction_starts_at_the_previous_kept_boundary() -> None:
     chain.message(assistant("one " + BIG))
     kept = chain.message(user("second"))
     chain.message(assistant("two " + BIG))
-    chain.compaction("summary one", kept["id"], details={"readFiles": ["r.py"], "modifiedFiles": ["m.py"]})
+    chain.compaction(
+        "summary one", kept["id"], details={"readFiles": ["r.py"], "modifiedFiles": ["m.py"]}
+    )
     chain.message(user("third"))
     chain.message(assistant("three " + BIG))
     prep = prepare_compaction(chain.entries, budgets(1000))
@@ -128,8 +134,12 @@ def test_retain_none_compaction_continues_after_itself() -> None:
 def test_file_lists_are_not_carried_from_plugin_compactions() -> None:
     chain = Chain()
     kept = chain.message(user("first"))
-    chain.compaction("plugin summary", kept["id"], details={"readFiles": ["r.py"], "modifiedFiles": []},
-                     from_hook=True)
+    chain.compaction(
+        "plugin summary",
+        kept["id"],
+        details={"readFiles": ["r.py"], "modifiedFiles": []},
+        from_hook=True,
+    )
     chain.message(assistant("one", calls=[("write", {"path": "w.py"})]))
     chain.message(tool_result(BIG))
     chain.message(user("second " + BIG))
@@ -140,8 +150,12 @@ def test_file_lists_are_not_carried_from_plugin_compactions() -> None:
 def test_omitted_entries_do_not_count_or_get_summarized() -> None:
     chain = Chain()
     chain.message(user("question"))
-    hidden = chain.message(assistant("abandoned " + BIG * 5, use={"input": 9999, "output": 1, "cacheRead": 0,
-                                                                 "cacheWrite": 0, "totalTokens": 10000}))
+    hidden = chain.message(
+        assistant(
+            "abandoned " + BIG * 5,
+            use={"input": 9999, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 10000},
+        )
+    )
     chain.edit({"op": "omit", "targetId": hidden["id"]})
     kept = chain.message(user("again"))
     chain.message(assistant("fine " + BIG))
@@ -156,7 +170,9 @@ def test_omitted_entries_do_not_count_or_get_summarized() -> None:
     assert prep.tokens_before == 150  # nor counted: its usage (10000) is ignored
 
 
-def recovery_chain(prompt: str, *, extra: str | None = None) -> tuple[Chain, dict[str, Any], dict[str, Any]]:
+def recovery_chain(
+    prompt: str, *, extra: str | None = None
+) -> tuple[Chain, dict[str, Any], dict[str, Any]]:
     """History, a prompt, a failed attempt omitted by a context_edit (then ``extra``)."""
     chain = Chain()
     chain.message(user("earlier"))

@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knightcode.session import (
+from knightcode._session import (
     SessionManager,
     build_session_context,
     calculate_context_tokens,
 )
-from knightcode.session.tokens import get_last_assistant_usage
+from knightcode._session.tokens import get_last_assistant_usage
 from knightcode_builtins.compaction.cut_point import find_cut_point
 from knightcode_builtins.compaction.state import DefaultBudgets
 from knightcode_builtins.compaction.triggers import should_compact
@@ -140,7 +140,9 @@ def test_loads_all_messages_without_compaction() -> None:
     assert len(loaded.messages) == 4
     assert loaded.thinking_level == "off"
     assert loaded.model is not None and (loaded.model.provider, loaded.model.model_id) == (
-        "anthropic", "claude-sonnet-4-5")
+        "anthropic",
+        "claude-sonnet-4-5",
+    )
 
 
 def test_handles_a_single_compaction() -> None:
@@ -206,14 +208,24 @@ def write_large_session(path: Path, turns: int = 80) -> None:
     chain.thinking("off")
     for turn in range(turns):
         chain.message(user(f"Step {turn}: look at module_{turn}.py and fix the bug ✓"))
-        chain.message(assistant(f"Reading module_{turn}.py", calls=[("read", {"path": f"src/module_{turn}.py"})],
-                                use=usage(1000 * turn, 100)))
+        chain.message(
+            assistant(
+                f"Reading module_{turn}.py",
+                calls=[("read", {"path": f"src/module_{turn}.py"})],
+                use=usage(1000 * turn, 100),
+            )
+        )
         chain.message(tool_result(f"def f_{turn}():\n" + "    return 42  # 🚀\n" * 200))
         chain.message(assistant(f"Fixed module_{turn}.py.", use=usage(1000 * turn + 900, 80)))
         if turn % 20 == 19:
             chain.thinking("high" if turn % 40 == 19 else "off")
-    header = {"type": "session", "version": 3, "id": "large", "timestamp": "2026-01-01T00:00:00.000Z",
-              "cwd": "/tmp/project"}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "large",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/tmp/project",
+    }
     lines = [json.dumps(record, ensure_ascii=False) for record in (header, *chain.entries)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

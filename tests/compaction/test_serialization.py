@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import knightcode
 from knightcode import convert_to_llm, serialize_conversation
-from knightcode.session.serialization import truncate_for_summary
+from knightcode._session.serialization import truncate_for_summary
 
 from .entries import assistant, bash, tool_result, user
 
@@ -37,8 +37,14 @@ def test_does_not_truncate_assistant_or_user_messages() -> None:
 def test_documented_format_with_tool_calls_and_without_thinking() -> None:
     messages = [
         user("What is in foo.ts?"),
-        assistant("Let me look.", thinking="secret reasoning that stays out",
-                  calls=[("read", {"path": "foo.ts"}), ("edit", {"path": "bar.ts", "edits": [{"oldText": "é", "n": 1}]})]),
+        assistant(
+            "Let me look.",
+            thinking="secret reasoning that stays out",
+            calls=[
+                ("read", {"path": "foo.ts"}),
+                ("edit", {"path": "bar.ts", "edits": [{"oldText": "é", "n": 1}]}),
+            ],
+        ),
         tool_result("contents of foo"),
         assistant("Done."),
     ]
@@ -53,13 +59,16 @@ def test_documented_format_with_tool_calls_and_without_thinking() -> None:
 
 def test_text_blocks_join_and_empty_messages_vanish() -> None:
     message = user("")
-    message["content"] = [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": "image/png"},
-                          {"type": "text", "text": "b"}]
+    message["content"] = [
+        {"type": "text", "text": "a"},
+        {"type": "image", "data": "", "mimeType": "image/png"},
+        {"type": "text", "text": "b"},
+    ]
     answer = assistant("one")
     answer["content"].append({"type": "text", "text": "two"})
-    assert serialize_conversation([message, user(""), answer, assistant("", thinking="only thinking")]) == (
-        "[User]: ab\n\n[Assistant]: one\ntwo"
-    )
+    assert serialize_conversation(
+        [message, user(""), answer, assistant("", thinking="only thinking")]
+    ) == ("[User]: ab\n\n[Assistant]: one\ntwo")
 
 
 def test_agent_roles_are_serialized_as_the_user_text_the_model_saw() -> None:
@@ -77,4 +86,7 @@ def test_truncation_counts_javascript_characters_and_keeps_pairs_whole() -> None
 
 def test_exported_from_the_public_api() -> None:
     assert knightcode.serialize_conversation is serialize_conversation
-    assert "convert_to_llm" in knightcode.__all__ and "generate_summary_with_usage" in knightcode.__all__
+    assert (
+        "convert_to_llm" in knightcode.__all__
+        and "generate_summary_with_usage" in knightcode.__all__
+    )

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from knightcode.llm.summary import COMPACTION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT, UPDATE_PROMPT
-from knightcode.session import estimate_tokens
+from knightcode._llm.summary import COMPACTION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT, UPDATE_PROMPT
+from knightcode._session import estimate_tokens
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
 from knightcode_builtins.compaction.prompts import SPLIT_TURN_SEPARATOR, TURN_PREFIX_PROMPT
 
@@ -28,7 +28,9 @@ from .harness import (  # noqa: F401
 )
 from .observer import Observer
 
-SETTINGS: dict[str, Any] = {"compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}}  # threshold 8000
+SETTINGS: dict[str, Any] = {
+    "compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}
+}  # threshold 8000
 
 
 def sent(run: Run, index: int) -> list[tuple[str, str]]:
@@ -36,7 +38,11 @@ def sent(run: Run, index: int) -> list[tuple[str, str]]:
     out = []
     for message in run.requests[index].body["messages"]:
         content = message.get("content")
-        text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content or [])
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(p.get("text", "") for p in content or [])
+        )
         out.append((message["role"], text))
     return out
 
@@ -61,26 +67,56 @@ async def test_threshold_after_a_run_compacts_with_exact_events(build: Builder) 
     run.server.add(text_reply("second answer", usage=usage(input=8500, output=10)), summary_reply())
     await bounded(run.agent.prompt(second))
 
-    assert run.kinds()[-5:] == ["turn_end", "agent_end", "compaction_start", "compaction_end", "agent_settled"]
+    assert run.kinds()[-5:] == [
+        "turn_end",
+        "agent_end",
+        "compaction_start",
+        "compaction_end",
+        "agent_settled",
+    ]
     kept = entry_of(run, "user", "second question")
     context = run.agent.session.build_context().messages
     after = sum(estimate_tokens(m) for m in context)
     assert after == math.ceil(len(SUMMARY) / 4) + 154 + 4
     assert run.of_type("compaction_start", "compaction_end") == [
         {"type": "compaction_start", "reason": "threshold"},
-        {"type": "compaction_end", "reason": "threshold", "result": {
-            "summary": SUMMARY, "firstKeptEntryId": kept["id"], "tokensBefore": 8510,
-            "estimatedTokensAfter": after,
-            "usage": {"input": 500, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 550,
-                      "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}},
-            "details": {"readFiles": [], "modifiedFiles": []},
-        }, "aborted": False, "willRetry": False},
+        {
+            "type": "compaction_end",
+            "reason": "threshold",
+            "result": {
+                "summary": SUMMARY,
+                "firstKeptEntryId": kept["id"],
+                "tokensBefore": 8510,
+                "estimatedTokensAfter": after,
+                "usage": {
+                    "input": 500,
+                    "output": 50,
+                    "cacheRead": 0,
+                    "cacheWrite": 0,
+                    "totalTokens": 550,
+                    "cost": {
+                        "input": 0.0,
+                        "output": 0.0,
+                        "cacheRead": 0.0,
+                        "cacheWrite": 0.0,
+                        "total": 0.0,
+                    },
+                },
+                "details": {"readFiles": [], "modifiedFiles": []},
+            },
+            "aborted": False,
+            "willRetry": False,
+        },
     ]
     # The summary request: our system prompt, the serialized history, the checkpoint prompt.
     assert sent(run, 2) == [
         ("system", SUMMARIZATION_SYSTEM_PROMPT),
-        ("user", "<conversation>\n[User]: first question\n\n[Assistant]: first answer\n</conversation>\n\n"
-                 + COMPACTION_PROMPT + "\n\nKeep the whole summary under 1250 tokens."),
+        (
+            "user",
+            "<conversation>\n[User]: first question\n\n[Assistant]: first answer\n</conversation>\n\n"
+            + COMPACTION_PROMPT
+            + "\n\nKeep the whole summary under 1250 tokens.",
+        ),
     ]
     # The entry, in memory and on disk; the agent's messages restart from the summary.
     compaction = run.file_lines()[-1]
@@ -91,18 +127,35 @@ async def test_threshold_after_a_run_compacts_with_exact_events(build: Builder) 
     # The hooks: the preparation carries every documented field.
     (before,) = observer.calls("session_before_compact")
     prep = before["preparation"]
-    assert (before["reason"], before["will_retry"], before["custom_instructions"]) == ("threshold", False, None)
+    assert (before["reason"], before["will_retry"], before["custom_instructions"]) == (
+        "threshold",
+        False,
+        None,
+    )
     assert [m["role"] for m in prep.messages_to_summarize] == ["user", "assistant"]
-    assert prep.turn_prefix_messages == [] and prep.is_split_turn is False and prep.previous_summary is None
+    assert (
+        prep.turn_prefix_messages == []
+        and prep.is_split_turn is False
+        and prep.previous_summary is None
+    )
     assert prep.tokens_before == 8510 and prep.first_kept_entry_id == kept["id"]
-    assert (prep.settings.reserve_tokens, prep.settings.keep_recent_tokens, prep.settings.enabled) == (2000, 100, True)
-    assert prep.file_ops.read == set() and before["branch_entries"][-1]["message"]["role"] == "assistant"
+    assert (
+        prep.settings.reserve_tokens,
+        prep.settings.keep_recent_tokens,
+        prep.settings.enabled,
+    ) == (2000, 100, True)
+    assert (
+        prep.file_ops.read == set()
+        and before["branch_entries"][-1]["message"]["role"] == "assistant"
+    )
     (done,) = observer.calls("session_compact")
     assert done["from_extension"] is False and done["entry"]["id"] == compaction["id"]
     assert run.failures == []
 
 
-async def test_threshold_between_turns_compacts_before_the_next_request(build: Builder, project_dir: Path) -> None:
+async def test_threshold_between_turns_compacts_before_the_next_request(
+    build: Builder, project_dir: Path
+) -> None:
     (project_dir / "notes.txt").write_text("alpha\n" * 20)  # a 30-token tool result
     # keepRecentTokens 35: the tool result (30) and its call (6) exhaust it, so the cut splits
     # the user-message span at the call.
@@ -118,15 +171,25 @@ async def test_threshold_between_turns_compacts_before_the_next_request(build: B
     await bounded(run.agent.prompt("fix it " + "y" * 400))
 
     kinds = run.kinds("turn_start", "turn_end", "compaction_start", "compaction_end", "agent_end")
-    assert kinds[-7:] == ["turn_start", "turn_end", "compaction_start", "compaction_end", "turn_start",
-                          "turn_end", "agent_end"]
+    assert kinds[-7:] == [
+        "turn_start",
+        "turn_end",
+        "compaction_start",
+        "compaction_end",
+        "turn_start",
+        "turn_end",
+        "agent_end",
+    ]
     # Two summary requests: the history before the span, then the span's prefix.
     assert run.is_summary_request(2) and run.is_summary_request(3)
     assert "[User]: earlier question" in run.prompt_text(2) and "fix it" not in run.prompt_text(2)
     assert run.prompt_text(3).startswith("<conversation>\n[User]: fix it y")
     assert TURN_PREFIX_PROMPT in run.prompt_text(3)
     (end,) = run.of_type("compaction_end")
-    assert end["result"]["summary"] == "## Goal\nearlier history" + SPLIT_TURN_SEPARATOR + "## Original Request\nfix it"
+    assert (
+        end["result"]["summary"]
+        == "## Goal\nearlier history" + SPLIT_TURN_SEPARATOR + "## Original Request\nfix it"
+    )
     call = next(e for e in run.entries("message") if e["message"].get("stopReason") == "toolUse")
     assert end["result"]["firstKeptEntryId"] == call["id"] and end["result"]["tokensBefore"] == 8020
     # The next turn's request starts from the summary and keeps the call and its result.
@@ -134,7 +197,9 @@ async def test_threshold_between_turns_compacts_before_the_next_request(build: B
     assert roles == ["system", "user", "assistant", "tool"]
     assert "earlier history" in sent(run, 4)[1][1]
     assert run.of_type("agent_end")[-1]["willRetry"] is False
-    assert len(run.of_type("compaction_start")) == 1  # "done" came after the compaction: no second one
+    assert (
+        len(run.of_type("compaction_start")) == 1
+    )  # "done" came after the compaction: no second one
 
 
 async def test_threshold_before_a_prompt_after_switching_to_a_smaller_model(build: Builder) -> None:
@@ -149,8 +214,14 @@ async def test_threshold_before_a_prompt_after_switching_to_a_smaller_model(buil
     await bounded(run.agent.prompt("question two"))
 
     kinds = run.kinds("agent_start", "compaction_start", "compaction_end", "agent_settled")
-    assert kinds == ["agent_start", "agent_settled", "compaction_start", "compaction_end", "agent_start",
-                     "agent_settled"]
+    assert kinds == [
+        "agent_start",
+        "agent_settled",
+        "compaction_start",
+        "compaction_end",
+        "agent_start",
+        "agent_settled",
+    ]
     assert run.requests[1].body["model"] == SMALL and run.is_summary_request(1)
     assert [role for role, _ in sent(run, 2)] == ["system", "user", "user", "assistant", "user"]
     assert sent(run, 2)[-1] == ("user", "question two")
@@ -166,20 +237,41 @@ async def test_manual_compaction_with_instructions_and_already_compacted(build: 
 
     assert verdict["compacted"] is True and verdict["retry"] is False
     assert run.prompt_text(1).endswith("\n\nAdditional focus: focus on the parser")
-    assert observer.calls("session_before_compact")[0]["custom_instructions"] == "focus on the parser"
+    assert (
+        observer.calls("session_before_compact")[0]["custom_instructions"] == "focus on the parser"
+    )
     start, end = run.of_type("compaction_start", "compaction_end")
     assert start == {"type": "compaction_start", "reason": "manual"}
-    assert end["reason"] == "manual" and end["result"] == verdict["result"] and end["willRetry"] is False
+    assert (
+        end["reason"] == "manual"
+        and end["result"] == verdict["result"]
+        and end["willRetry"] is False
+    )
     assert run.kinds()[-1] == "agent_settled"
 
     again = await bounded(run.agent.compact())
-    assert again == {"compacted": False, "retry": False, "errorMessage": "Compaction failed: Already compacted"}
-    assert run.of_type("compaction_end")[-1] == {"type": "compaction_end", "reason": "manual", "aborted": False,
-                                                 "willRetry": False,
-                                                 "errorMessage": "Compaction failed: Already compacted"}
+    assert again == {
+        "compacted": False,
+        "retry": False,
+        "errorMessage": "Compaction failed: Already compacted",
+    }
+    assert run.of_type("compaction_end")[-1] == {
+        "type": "compaction_end",
+        "reason": "manual",
+        "aborted": False,
+        "willRetry": False,
+        "errorMessage": "Compaction failed: Already compacted",
+    }
     failed = observer.calls("session_compact_failed")
-    assert failed == [{"reason": "manual", "error_message": "Compaction failed: Already compacted",
-                       "aborted": False, "will_retry": False, "from_extension": False}]
+    assert failed == [
+        {
+            "reason": "manual",
+            "error_message": "Compaction failed: Already compacted",
+            "aborted": False,
+            "will_retry": False,
+            "from_extension": False,
+        }
+    ]
     assert len(run.requests) == 2
 
 
@@ -201,11 +293,25 @@ async def test_manual_compaction_failure_is_reported_and_appends_nothing(build: 
 
 
 async def test_a_plugin_can_supply_the_compaction(build: Builder) -> None:
-    supplied_usage = {"input": 7, "output": 3, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 10,
-                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
-    observer = Observer(lambda prep: {"compaction": {
-        "summary": "Plugin summary", "first_kept_entry_id": prep.first_kept_entry_id,
-        "tokens_before": prep.tokens_before, "usage": supplied_usage, "details": {"mine": 1}}})
+    supplied_usage = {
+        "input": 7,
+        "output": 3,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 10,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+    observer = Observer(
+        lambda prep: {
+            "compaction": {
+                "summary": "Plugin summary",
+                "first_kept_entry_id": prep.first_kept_entry_id,
+                "tokens_before": prep.tokens_before,
+                "usage": supplied_usage,
+                "details": {"mine": 1},
+            }
+        }
+    )
     run = await build(settings=SETTINGS, plugins=(observer,))
     run.server.add(text_reply("answer", usage=usage(input=8500)))
     await bounded(run.agent.prompt("question " + "q" * 600))
@@ -226,21 +332,39 @@ async def test_a_plugin_can_cancel_the_compaction(build: Builder) -> None:
     run.server.add(text_reply("answer", usage=usage(input=8500)))
     await bounded(run.agent.prompt("question"))
     assert run.of_type("compaction_end") == [
-        {"type": "compaction_end", "reason": "threshold", "aborted": True, "willRetry": False}]
+        {"type": "compaction_end", "reason": "threshold", "aborted": True, "willRetry": False}
+    ]
     assert observer.calls("session_compact_failed") == [
-        {"reason": "threshold", "error_message": None, "aborted": True, "will_retry": False, "from_extension": False}]
+        {
+            "reason": "threshold",
+            "error_message": None,
+            "aborted": True,
+            "will_retry": False,
+            "from_extension": False,
+        }
+    ]
     assert run.entries("compaction") == [] and len(run.requests) == 1
 
 
 async def test_per_model_overrides_decide_the_threshold_and_the_preparation(build: Builder) -> None:
-    settings = {"compaction": {"reserveTokens": 2000, "keepRecentTokens": 100,
-                               "modelOverrides": {f"{PROVIDER}/{SMALL}": {"reserveTokens": 5000}}}}
+    settings = {
+        "compaction": {
+            "reserveTokens": 2000,
+            "keepRecentTokens": 100,
+            "modelOverrides": {f"{PROVIDER}/{SMALL}": {"reserveTokens": 5000}},
+        }
+    }
     observer = Observer()
     run = await build(settings=settings, plugins=(observer,))
-    run.server.add(text_reply("answer", usage=usage(input=6000)), summary_reply())  # over 10000 - 5000
+    run.server.add(
+        text_reply("answer", usage=usage(input=6000)), summary_reply()
+    )  # over 10000 - 5000
     await bounded(run.agent.prompt("question"))
     (before,) = observer.calls("session_before_compact")
-    assert (before["preparation"].settings.reserve_tokens, before["preparation"].settings.keep_recent_tokens) == (5000, 100)
+    assert (
+        before["preparation"].settings.reserve_tokens,
+        before["preparation"].settings.keep_recent_tokens,
+    ) == (5000, 100)
 
     other = await build(settings=settings, model=LARGE)
     other.server.add(text_reply("answer", usage=usage(input=97000)))  # ordinary reserve: 98 000
@@ -248,7 +372,9 @@ async def test_per_model_overrides_decide_the_threshold_and_the_preparation(buil
     assert other.of_type("compaction_start") == []
 
 
-async def test_disabled_automatic_compaction_leaves_overflows_and_thresholds_alone(build: Builder) -> None:
+async def test_disabled_automatic_compaction_leaves_overflows_and_thresholds_alone(
+    build: Builder,
+) -> None:
     run = await build(settings={"compaction": {"enabled": False, "reserveTokens": 2000}})
     run.server.add(text_reply("answer", usage=usage(input=9000)))
     await bounded(run.agent.prompt("question"))
@@ -261,7 +387,9 @@ async def test_disabled_automatic_compaction_leaves_overflows_and_thresholds_alo
     assert (await bounded(run.agent.compact()))["compacted"] is True  # manual still works
 
 
-async def test_repeated_compaction_folds_the_previous_summary_and_its_kept_messages(build: Builder) -> None:
+async def test_repeated_compaction_folds_the_previous_summary_and_its_kept_messages(
+    build: Builder,
+) -> None:
     run = await build(settings=SETTINGS)
     run.server.add(text_reply("answer one", usage=usage(input=100)))
     await bounded(run.agent.prompt("question one"))

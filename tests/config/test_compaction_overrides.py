@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from knightcode.config.compaction_settings import CompactionSettings
-from knightcode.config.loading import Settings
-from knightcode.errors import SettingsError
+from knightcode._config.compaction_settings import CompactionSettings
+from knightcode._config.loading import Settings
+from knightcode._errors import SettingsError
 
 WriteJson = Callable[[Path, Any], Path]
 

@@ -15,11 +15,11 @@ def test_start_up_readers_do_not_import_pydantic(agent_dir: Path, project_dir: P
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        import knightcode.config.context_files
-        import knightcode.config.edit_settings
-        import knightcode.config.system_prompt
-        from knightcode.config.loading import Settings
-        from knightcode.config.trust import resolve_trust
+        import knightcode._config.context_files
+        import knightcode._config.edit_settings
+        import knightcode._config.system_prompt
+        from knightcode._config.loading import Settings
+        from knightcode._config.trust import resolve_trust
 
         agent, cwd = Path({str(agent_dir)!r}), Path({str(project_dir)!r})
         decision = resolve_trust(agent, cwd, approve=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.config.paths import agent_dir, expand_path, project_config_dir
+from knightcode._config.paths import agent_dir, expand_path, project_config_dir
 
 
 def test_agent_dir_comes_from_the_environment(tmp_path: Path) -> None:

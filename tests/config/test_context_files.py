@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.config.context_files import ContextFile, discover_context_files
+from knightcode._config.context_files import ContextFile, discover_context_files
 
 
 def put(path: Path, text: str) -> Path:

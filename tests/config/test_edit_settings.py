@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from knightcode.config.edit_settings import set_plugin_enabled
-from knightcode.errors import ConfigError, SettingsError
+from knightcode._config.edit_settings import set_plugin_enabled
+from knightcode._errors import ConfigError, SettingsError
 
 WriteJson = Callable[[Path, Any], Path]
 

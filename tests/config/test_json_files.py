@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.config.jsonfile import read_json_object, write_json_atomic
-from knightcode.errors import ConfigError
+from knightcode._config.jsonfile import read_json_object, write_json_atomic
+from knightcode._errors import ConfigError
 
 
 def test_missing_file_is_none(tmp_path: Path) -> None:

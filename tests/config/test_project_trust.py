@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from knightcode.config.trust import TrustStatus, TrustStore, fingerprint, resolve_trust
-from knightcode.errors import SettingsError
+from knightcode._config.trust import TrustStatus, TrustStore, fingerprint, resolve_trust
+from knightcode._errors import SettingsError
 
 WriteJson = Callable[[Path, Any], Path]
 
@@ -166,12 +166,17 @@ def test_symlinked_directories_are_followed_so_edits_behind_them_withdraw_trust(
     store.trust(project_dir)
     put(outside / "a.py", "v2")
     put(outside / "b.py")
-    assert store.status(project_dir).changed == ["extensions/linked/a.py (modified)", "extensions/linked/b.py (added)"]
+    assert store.status(project_dir).changed == [
+        "extensions/linked/a.py (modified)",
+        "extensions/linked/b.py (added)",
+    ]
 
 
 def test_a_symlink_cycle_is_walked_once(project_dir: Path, config: Path) -> None:
     put(config / "extensions" / "pkg" / "a.py", "x")
-    (config / "extensions" / "pkg" / "loop").symlink_to(config / "extensions", target_is_directory=True)
+    (config / "extensions" / "pkg" / "loop").symlink_to(
+        config / "extensions", target_is_directory=True
+    )
     assert list(fingerprint(config)) == ["extensions/pkg/a.py"]
 
 

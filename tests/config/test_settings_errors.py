@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from knightcode.config.loading import Settings
-from knightcode.errors import ConfigError, SettingsError
+from knightcode._config.loading import Settings
+from knightcode._errors import ConfigError, SettingsError
 
 WriteJson = Callable[[Path, Any], Path]
 SAFE = 2**53 - 1

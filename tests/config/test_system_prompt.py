@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from knightcode.config.context_files import ContextFile
-from knightcode.config.system_prompt import PromptFiles, build_system_prompt, load_prompt_files
-from knightcode.errors import ConfigError
+from knightcode._config.context_files import ContextFile
+from knightcode._config.system_prompt import PromptFiles, build_system_prompt, load_prompt_files
+from knightcode._errors import ConfigError
 
 TODAY = datetime.date(2025, 3, 4)
 TOOLS = [("read", "Read a file"), ("bash", "Run a shell command")]

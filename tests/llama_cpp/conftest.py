@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.agent.session import AgentSession, AgentSessionOptions
-from knightcode.llm.registry import ModelRegistry
-from knightcode.plugins.context import ExtensionContext
-from knightcode.plugins.host import PluginHost
-from knightcode.plugins.planning import HostOptions, create_plugin_host
-from knightcode.session.manager import SessionManager
+
+from knightcode._agent.session import AgentSession, AgentSessionOptions
+from knightcode._llm.registry import ModelRegistry
+from knightcode._plugins.context import ExtensionContext
+from knightcode._plugins.host import PluginHost
+from knightcode._plugins.planning import HostOptions, create_plugin_host
+from knightcode._session.manager import SessionManager
 
 from .scripted_ui import ScriptedUI
 from .servers import LlamaServer, fast_binary, systemone_binary

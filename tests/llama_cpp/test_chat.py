@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from knightcode.llm import Context, StreamOptions, is_context_overflow, is_retryable
+from knightcode._llm import Context, StreamOptions, is_context_overflow, is_retryable
 
 from .conftest import KEY, Harness, statuses
 from .net import CuttableProxy

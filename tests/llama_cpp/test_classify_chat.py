@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable
 
 import pytest
-from knightcode.llm import (
+
+from knightcode._llm import (
     BoolAnswer,
     BoolQuestion,
     ChoiceAnswer,

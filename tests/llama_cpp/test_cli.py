@@ -193,7 +193,7 @@ def test_disabled_plugin_removes_provider_and_command(project_dir: Path, agent_d
     line = next(line for line in listing.stdout.splitlines() if "builtin:llama.cpp" in line)
     assert "disabled" in line.lower()
 
-    from knightcode.plugins.planning import HostOptions, create_plugin_host
+    from knightcode._plugins.planning import HostOptions, create_plugin_host
 
     host = create_plugin_host(HostOptions(cwd=project_dir, agent_dir=agent_dir))
     assert host.registrations.providers.get("llama.cpp") is None

@@ -7,7 +7,8 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from knightcode.errors import UsageError
+
+from knightcode._errors import UsageError
 
 from .conftest import KEY, Harness, ids
 from .servers import LlamaServer, free_port

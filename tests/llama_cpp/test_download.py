@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from knightcode_builtins.llama_cpp.command import DOWNLOAD
 from knightcode_builtins.llama_cpp.hub import find_token, parse_exact, quantizations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+
 from knightcode_builtins.llama_cpp.command import DOWNLOAD, KEEP_OTHERS, RETRY, UNLOAD_OTHERS
 
 from .conftest import KEY, Harness, statuses

@@ -8,8 +8,9 @@ import dataclasses
 from collections.abc import Callable
 
 import pytest
-from knightcode.errors import UsageError
-from knightcode.llm import (
+
+from knightcode._errors import UsageError
+from knightcode._llm import (
     BoolAnswer,
     BoolQuestion,
     ChoiceAnswer,

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from knightcode.llm.types import Context, Model, ModelCost
+
+from knightcode._llm.types import Context, Model, ModelCost
 from knightcode.testing import ScriptedServer
 
 

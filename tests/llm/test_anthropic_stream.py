@@ -7,9 +7,10 @@ import time
 from typing import Any
 
 import pytest
-from knightcode.llm.anthropic_messages import stream_anthropic_messages
-from knightcode.llm.errors import classify_error
-from knightcode.llm.types import Context, StreamOptions, Tool
+
+from knightcode._llm.anthropic_messages import stream_anthropic_messages
+from knightcode._llm.errors import classify_error
+from knightcode._llm.types import Context, StreamOptions, Tool
 from knightcode.testing import (
     ScriptedServer,
     drop_reply,

@@ -1,11 +1,12 @@
-"""Typed classification questions and answers (``knightcode.llm.classify``), without a server."""
+"""Typed classification questions and answers (``knightcode._llm.classify``), without a server."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from knightcode.llm.classify import (
+
+from knightcode._llm.classify import (
     BoolAnswer,
     BoolQuestion,
     ChoiceAnswer,

@@ -8,18 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.errors import UsageError
-from knightcode.llm.classify import (
+
+from knightcode._errors import UsageError
+from knightcode._llm.classify import (
     BoolQuestion,
     Classification,
     ClassificationError,
     ClassifyRequest,
     answer_from_probabilities,
 )
-from knightcode.llm.discovery import DiscoveredModels, DiscoveryError, ProviderAccess
-from knightcode.llm.registry import ModelRegistry
-from knightcode.llm.types import Model
-from knightcode.plugins.definitions import ProviderDefinition
+from knightcode._llm.discovery import DiscoveredModels, DiscoveryError, ProviderAccess
+from knightcode._llm.registry import ModelRegistry
+from knightcode._llm.types import Model
+from knightcode._plugins.definitions import ProviderDefinition
 
 from .conftest import collect, user_context
 

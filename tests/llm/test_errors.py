@@ -7,7 +7,8 @@ from email.utils import format_datetime
 from typing import Any
 
 import pytest
-from knightcode.llm.errors import (
+
+from knightcode._llm.errors import (
     OVERFLOW_PATTERNS,
     backoff_delay_ms,
     classify_error,
@@ -217,13 +218,20 @@ def test_backoff_honours_a_longer_retry_after() -> None:
 
 def test_status_codes_inside_other_numbers_are_not_retryable() -> None:
     """A port such as 45029 or 15003 in an error text is not an HTTP 502 or 500."""
-    from knightcode.llm.errors import is_retryable
+    from knightcode._llm.errors import is_retryable
 
     def failed(text: str) -> dict:  # type: ignore[type-arg]
-        return {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": text,
-                "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}
+        return {
+            "role": "assistant",
+            "content": [],
+            "stopReason": "error",
+            "errorMessage": text,
+            "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0},
+        }
 
-    assert not is_retryable(failed("The llama.cpp router at http://127.0.0.1:45029 rejected the API key (401)."))
+    assert not is_retryable(
+        failed("The llama.cpp router at http://127.0.0.1:45029 rejected the API key (401).")
+    )
     assert not is_retryable(failed("401 Unauthorized at http://127.0.0.1:15003/v1"))
     assert is_retryable(failed("502 Bad Gateway"))
     assert is_retryable(failed("HTTP 529: overloaded_error"))

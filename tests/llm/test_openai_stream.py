@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from knightcode.llm.errors import classify_error, is_context_overflow, is_retryable
-from knightcode.llm.openai_completions import stream_openai_completions
-from knightcode.llm.types import Context, StreamOptions, Tool
+
+from knightcode._llm.errors import classify_error, is_context_overflow, is_retryable
+from knightcode._llm.openai_completions import stream_openai_completions
+from knightcode._llm.types import Context, StreamOptions, Tool
 from knightcode.testing import (
     ScriptedServer,
     drop_reply,
@@ -117,7 +118,7 @@ async def test_request_body(server: ScriptedServer) -> None:
 
 
 async def test_openai_base_url_uses_max_completion_tokens(server: ScriptedServer) -> None:
-    from knightcode.llm.openai_convert import build_openai_body
+    from knightcode._llm.openai_convert import build_openai_body
 
     model = make_model(server, base_url="https://api.openai.com/v1", reasoning=True)
     body = build_openai_body(model, user_context(), StreamOptions(max_tokens=50, reasoning="high"))

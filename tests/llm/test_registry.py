@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.errors import ConfigError, UsageError
-from knightcode.llm.keys import AuthStorage, clear_command_cache, resolve_config_value
-from knightcode.llm.registry import ModelRegistry
-from knightcode.llm.types import Context, Model, StreamOptions
-from knightcode.plugins.definitions import ProviderDefinition
+
+from knightcode._errors import ConfigError, UsageError
+from knightcode._llm.keys import AuthStorage, clear_command_cache, resolve_config_value
+from knightcode._llm.registry import ModelRegistry
+from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._plugins.definitions import ProviderDefinition
 from knightcode.testing import ScriptedServer, text_reply
 
 from .conftest import collect, kinds, user_context
@@ -664,8 +665,8 @@ async def test_a_raising_plugin_stream_becomes_an_error_event(agent_dir: Path) -
 
 
 def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
-    from knightcode.errors import UsageError
-    from knightcode.llm.registry import ModelRegistry
+    from knightcode._errors import UsageError
+    from knightcode._llm.registry import ModelRegistry
 
     registry = ModelRegistry(agent_dir, environ={})
     with pytest.raises(UsageError, match=r"^unknown provider 'nope'; known: anthropic, openai"):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from knightcode.llm.sse import SSEDecoder, parse_json
+
+from knightcode._llm.sse import SSEDecoder, parse_json
 
 
 def feed_all(chunks: list[bytes]) -> list[str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from knightcode.llm.transform import NO_RESULT_TEXT, prepare_messages
-from knightcode.llm.types import Model
+from knightcode._llm.transform import NO_RESULT_TEXT, prepare_messages
+from knightcode._llm.types import Model
 
 MODEL = Model(provider="p", id="m", name="m", api="openai-completions", base_url="http://x")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from knightcode.plugins.host import PluginFailure, PluginHost
-from knightcode.plugins.planning import HostOptions, create_plugin_host
+from knightcode._plugins.host import PluginFailure, PluginHost
+from knightcode._plugins.planning import HostOptions, create_plugin_host
 
 
 def write(path: Path, code: str) -> Path:
@@ -59,7 +59,9 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", str(site))
 
-    def install(name: str, entry_points: dict[str, dict[str, str]], modules: dict[str, str]) -> Path:
+    def install(
+        name: str, entry_points: dict[str, dict[str, str]], modules: dict[str, str]
+    ) -> Path:
         info = site / f"{name}-1.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
@@ -70,7 +72,7 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         for module, source in modules.items():
             write(site / f"{module}.py", source)
-        prefixes = {"knightcode.builtins": "builtin:", "knightcode.plugins": "plugin:"}
+        prefixes = {"knightcode.builtins": "builtin:", "knightcode._plugins": "plugin:"}
         names = [f"{prefixes[group]}{ep}" for group, eps in entry_points.items() for ep in eps]
         allowed = [n for n in os.environ.get("KNIGHTCODE_LOAD_PLUGINS", "").split(",") if n]
         monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", ",".join(allowed + names))
@@ -86,13 +88,24 @@ def failures() -> list[PluginFailure]:
 
 
 @pytest.fixture
-def make_host(agent_dir: Path, project_dir: Path, failures: list[PluginFailure]) -> Callable[..., PluginHost]:
+def make_host(
+    agent_dir: Path, project_dir: Path, failures: list[PluginFailure]
+) -> Callable[..., PluginHost]:
     """Build a host for the test's project and agent dir, collecting failures."""
 
-    def build(*extension_paths: Path, approve: bool = False, no_extensions: bool = False, trace: bool = False) -> PluginHost:
+    def build(
+        *extension_paths: Path,
+        approve: bool = False,
+        no_extensions: bool = False,
+        trace: bool = False,
+    ) -> PluginHost:
         options = HostOptions(
-            cwd=project_dir, agent_dir=agent_dir, extension_paths=tuple(extension_paths),
-            approve=approve, no_extensions=no_extensions, trace=trace,
+            cwd=project_dir,
+            agent_dir=agent_dir,
+            extension_paths=tuple(extension_paths),
+            approve=approve,
+            no_extensions=no_extensions,
+            trace=trace,
         )
         return create_plugin_host(options, on_failure=failures.append)
 

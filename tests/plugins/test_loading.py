@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from knightcode.plugins.host import PluginFailure, PluginHost
-from knightcode.plugins.records import PluginKind, PluginStatus
+from knightcode._plugins.host import PluginFailure, PluginHost
+from knightcode._plugins.records import PluginKind, PluginStatus
 
 from .conftest import canary_plugin, recorder_plugin, write
 
@@ -19,26 +19,45 @@ def settings(agent_dir: Path, **values: object) -> None:
 
 
 async def test_every_source_loads_in_design_order(
-    agent_dir: Path, project_dir: Path, tmp_path: Path, fake_site: Callable[..., Path],
-    make_host: Callable[..., PluginHost], failures: list[PluginFailure],
+    agent_dir: Path,
+    project_dir: Path,
+    tmp_path: Path,
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
+    failures: list[PluginFailure],
 ) -> None:
     """Built-ins, packages, user, trusted project, settings paths, -e: loaded and called in that order."""
     fake_site(
         "fakeknight",
-        {"knightcode.builtins": {"compaction": "fake_builtin"}, "knightcode.plugins": {"thirdparty": "fake_package"}},
+        {
+            "knightcode.builtins": {"compaction": "fake_builtin"},
+            "knightcode._plugins": {"thirdparty": "fake_package"},
+        },
         {"fake_builtin": recorder_plugin("builtin"), "fake_package": recorder_plugin("package")},
     )
     write(agent_dir / "extensions" / "user_ext.py", recorder_plugin("user"))
-    write(project_dir / ".knightcode" / "extensions" / "project_ext" / "__init__.py", recorder_plugin("project"))
+    write(
+        project_dir / ".knightcode" / "extensions" / "project_ext" / "__init__.py",
+        recorder_plugin("project"),
+    )
     write(tmp_path / "listed" / "from_settings.py", recorder_plugin("settings"))
-    settings(agent_dir, extensions=["../../../listed/from_settings.py"])  # relative to the settings file's folder
+    settings(
+        agent_dir, extensions=["../../../listed/from_settings.py"]
+    )  # relative to the settings file's folder
     cli_ext = write(tmp_path / "cli_ext.py", recorder_plugin("cli"))
 
     host = make_host(cli_ext, approve=True)
 
     assert failures == []
     kinds = [record.kind for record in host.records]
-    assert kinds == [PluginKind.BUILTIN, PluginKind.PACKAGE, PluginKind.USER, PluginKind.PROJECT, PluginKind.SETTINGS, PluginKind.CLI]
+    assert kinds == [
+        PluginKind.BUILTIN,
+        PluginKind.PACKAGE,
+        PluginKind.USER,
+        PluginKind.PROJECT,
+        PluginKind.SETTINGS,
+        PluginKind.CLI,
+    ]
     names = [record.name for record in host.records]
     assert names[:2] == ["builtin:compaction", "plugin:thirdparty"]
     assert names[2] == f"ext:{(agent_dir / 'extensions' / 'user_ext.py').resolve()}"
@@ -50,11 +69,17 @@ async def test_every_source_loads_in_design_order(
 
 
 def test_no_extensions_keeps_builtins_and_cli_paths(
-    agent_dir: Path, tmp_path: Path, fake_site: Callable[..., Path], make_host: Callable[..., PluginHost]
+    agent_dir: Path,
+    tmp_path: Path,
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
 ) -> None:
     fake_site(
         "fakeknight",
-        {"knightcode.builtins": {"gondolin": "fake_builtin"}, "knightcode.plugins": {"thirdparty": "fake_package"}},
+        {
+            "knightcode.builtins": {"gondolin": "fake_builtin"},
+            "knightcode._plugins": {"thirdparty": "fake_package"},
+        },
         {"fake_builtin": "", "fake_package": ""},
     )
     write(agent_dir / "extensions" / "user_ext.py", "")
@@ -85,13 +110,22 @@ def test_same_file_twice_loads_once(agent_dir: Path, make_host: Callable[..., Pl
 
 
 def test_blocked_plugins_are_never_imported(
-    agent_dir: Path, tmp_path: Path, fake_site: Callable[..., Path], make_host: Callable[..., PluginHost]
+    agent_dir: Path,
+    tmp_path: Path,
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
 ) -> None:
     builtin_canary, user_canary, stem_canary = tmp_path / "b", tmp_path / "u", tmp_path / "s"
-    fake_site("fakeknight", {"knightcode.builtins": {"llama.cpp": "fake_llama"}}, {"fake_llama": canary_plugin(builtin_canary)})
+    fake_site(
+        "fakeknight",
+        {"knightcode.builtins": {"llama.cpp": "fake_llama"}},
+        {"fake_llama": canary_plugin(builtin_canary)},
+    )
     user_ext = write(agent_dir / "extensions" / "noisy.py", canary_plugin(user_canary))
     write(agent_dir / "extensions" / "by_stem.py", canary_plugin(stem_canary))
-    settings(agent_dir, extensions=["-builtin:llama.cpp", f"-ext:{user_ext.resolve()}", "-ext:by_stem"])
+    settings(
+        agent_dir, extensions=["-builtin:llama.cpp", f"-ext:{user_ext.resolve()}", "-ext:by_stem"]
+    )
 
     host = make_host()
 
@@ -104,7 +138,9 @@ def test_blocked_plugins_are_never_imported(
     assert host.warnings == []
 
 
-def test_blocking_an_unknown_name_warns(agent_dir: Path, make_host: Callable[..., PluginHost]) -> None:
+def test_blocking_an_unknown_name_warns(
+    agent_dir: Path, make_host: Callable[..., PluginHost]
+) -> None:
     settings(agent_dir, extensions=["-builtin:nonesuch", "-builtin:web-tools"])
     host = make_host()
     assert len(host.warnings) == 1
@@ -115,7 +151,10 @@ def test_blocking_an_unknown_name_warns(agent_dir: Path, make_host: Callable[...
     ("source", "expected"),
     [
         ("def broken(:\n    pass\n", "SyntaxError"),
-        ("import no_such_module_knightcode\n", "ModuleNotFoundError: No module named 'no_such_module_knightcode'"),
+        (
+            "import no_such_module_knightcode\n",
+            "ModuleNotFoundError: No module named 'no_such_module_knightcode'",
+        ),
         ("raise SystemExit(3)\n", "SystemExit"),
         (
             "from knightcode import hookimpl\n\n@hookimpl\ndef register_commands(register):\n    raise ValueError('nope')\n",
@@ -134,11 +173,23 @@ def test_blocking_an_unknown_name_warns(agent_dir: Path, make_host: Callable[...
             "registration failed: TypeError",
         ),
     ],
-    ids=["syntax-error", "import-error", "system-exit", "raising-registration", "unknown-hook", "bad-argument", "bad-register-call"],
+    ids=[
+        "syntax-error",
+        "import-error",
+        "system-exit",
+        "raising-registration",
+        "unknown-hook",
+        "bad-argument",
+        "bad-register-call",
+    ],
 )
 async def test_a_broken_extension_is_reported_once_and_skipped(
-    source: str, expected: str, agent_dir: Path, project_dir: Path,
-    make_host: Callable[..., PluginHost], failures: list[PluginFailure],
+    source: str,
+    expected: str,
+    agent_dir: Path,
+    project_dir: Path,
+    make_host: Callable[..., PluginHost],
+    failures: list[PluginFailure],
 ) -> None:
     ext = agent_dir / "extensions"
     write(ext / "a_good.py", recorder_plugin("good"))
@@ -159,8 +210,12 @@ async def test_a_broken_extension_is_reported_once_and_skipped(
     assert (project_dir / "calls.log").read_text().split() == ["good", "also-good"]
 
 
-def test_missing_extension_path_is_reported(agent_dir: Path, tmp_path: Path, make_host: Callable[..., PluginHost],
-                                            failures: list[PluginFailure]) -> None:
+def test_missing_extension_path_is_reported(
+    agent_dir: Path,
+    tmp_path: Path,
+    make_host: Callable[..., PluginHost],
+    failures: list[PluginFailure],
+) -> None:
     host = make_host(tmp_path / "nope.py")
     assert failures[0].error == f"extension path not found: {tmp_path / 'nope.py'}"
     assert host.records[0].status is PluginStatus.FAILED
@@ -180,7 +235,7 @@ def test_untrusted_project_extensions_are_never_imported(
 def test_trusted_project_extensions_load_until_a_file_changes(
     agent_dir: Path, project_dir: Path, tmp_path: Path, make_host: Callable[..., PluginHost]
 ) -> None:
-    from knightcode.config.trust import TrustStore
+    from knightcode._config.trust import TrustStore
 
     canary = tmp_path / "canary"
     ext = write(project_dir / ".knightcode" / "extensions" / "tool.py", canary_plugin(canary))
@@ -203,10 +258,18 @@ def test_trusted_project_extensions_load_until_a_file_changes(
 
 
 def test_an_expected_builtin_missing_from_metadata_is_reported(
-    monkeypatch: pytest.MonkeyPatch, fake_site: Callable[..., Path], make_host: Callable[..., PluginHost]
+    monkeypatch: pytest.MonkeyPatch,
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
 ) -> None:
-    fake_site("fakeknight", {"knightcode.builtins": {"compaction": "fake_compaction"}}, {"fake_compaction": ""})
-    monkeypatch.setattr("knightcode.plugins.planning.EXPECTED_BUILTINS", ("compaction", "web-tools"))
+    fake_site(
+        "fakeknight",
+        {"knightcode.builtins": {"compaction": "fake_compaction"}},
+        {"fake_compaction": ""},
+    )
+    monkeypatch.setattr(
+        "knightcode._plugins.planning.EXPECTED_BUILTINS", ("compaction", "web-tools")
+    )
     monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "builtin:compaction,builtin:web-tools")
     host = make_host()
     assert [(r.name, r.status) for r in host.records] == [
@@ -217,20 +280,35 @@ def test_an_expected_builtin_missing_from_metadata_is_reported(
 
 
 def test_a_blocked_builtin_is_disabled_not_missing(
-    agent_dir: Path, monkeypatch: pytest.MonkeyPatch, fake_site: Callable[..., Path], make_host: Callable[..., PluginHost]
+    agent_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
 ) -> None:
-    fake_site("fakeknight", {"knightcode.builtins": {"compaction": "fake_compaction"}}, {"fake_compaction": ""})
-    monkeypatch.setattr("knightcode.plugins.planning.EXPECTED_BUILTINS", ("compaction",))
-    settings(agent_dir, extensions=["-builtin:compaction"])
-    host = make_host()
-    assert [(r.name, r.status) for r in host.records] == [("builtin:compaction", PluginStatus.DISABLED)]
-
-
-def test_load_plugins_allow_list(fake_site: Callable[..., Path], make_host: Callable[..., PluginHost],
-                                 monkeypatch: pytest.MonkeyPatch) -> None:
     fake_site(
         "fakeknight",
-        {"knightcode.builtins": {"compaction": "fake_a"}, "knightcode.plugins": {"one": "fake_b", "two": "fake_c"}},
+        {"knightcode.builtins": {"compaction": "fake_compaction"}},
+        {"fake_compaction": ""},
+    )
+    monkeypatch.setattr("knightcode._plugins.planning.EXPECTED_BUILTINS", ("compaction",))
+    settings(agent_dir, extensions=["-builtin:compaction"])
+    host = make_host()
+    assert [(r.name, r.status) for r in host.records] == [
+        ("builtin:compaction", PluginStatus.DISABLED)
+    ]
+
+
+def test_load_plugins_allow_list(
+    fake_site: Callable[..., Path],
+    make_host: Callable[..., PluginHost],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake_site(
+        "fakeknight",
+        {
+            "knightcode.builtins": {"compaction": "fake_a"},
+            "knightcode._plugins": {"one": "fake_b", "two": "fake_c"},
+        },
         {"fake_a": "", "fake_b": "", "fake_c": ""},
     )
     monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "plugin:two")

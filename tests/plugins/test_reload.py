@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from knightcode.plugins.host import PluginFailure, PluginHost
-from knightcode.plugins.records import PluginStatus
-from knightcode.plugins.reload import ReloadReport, reload_extensions, watch
+from knightcode._plugins.host import PluginFailure, PluginHost
+from knightcode._plugins.records import PluginStatus
+from knightcode._plugins.reload import ReloadReport, reload_extensions, watch
 
 from .conftest import recorder_plugin, write
 
@@ -46,7 +46,10 @@ async def test_reload_picks_up_edits_additions_and_removals(
 
 
 async def test_a_broken_edit_is_reported_and_the_others_keep_working(
-    agent_dir: Path, project_dir: Path, make_host: Callable[..., PluginHost], failures: list[PluginFailure]
+    agent_dir: Path,
+    project_dir: Path,
+    make_host: Callable[..., PluginHost],
+    failures: list[PluginFailure],
 ) -> None:
     ext = agent_dir / "extensions"
     broken = write(ext / "a.py", recorder_plugin("a"))
@@ -81,7 +84,9 @@ async def test_reload_applies_settings_changes(
     assert await calls_after_start(host, project_dir) == ["a"]
 
 
-async def test_registrations_follow_reloads(agent_dir: Path, make_host: Callable[..., PluginHost]) -> None:
+async def test_registrations_follow_reloads(
+    agent_dir: Path, make_host: Callable[..., PluginHost]
+) -> None:
     source = """
     from knightcode import hookimpl
 

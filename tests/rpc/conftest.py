@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from knightcode.rpc import Client
 from knightcode.testing import ScriptedServer, tool_call, tool_call_reply
 
@@ -32,11 +33,23 @@ Record = dict[str, Any]
 def write_models(agent_dir: Path, base_url: str) -> None:
     models = [
         {"id": MODEL, "contextWindow": CONTEXT_WINDOW, "maxTokens": 4096},
-        {"id": OTHER_MODEL, "contextWindow": 4 * CONTEXT_WINDOW, "maxTokens": 8192, "reasoning": True,
-         "input": ["text", "image"]},
+        {
+            "id": OTHER_MODEL,
+            "contextWindow": 4 * CONTEXT_WINDOW,
+            "maxTokens": 8192,
+            "reasoning": True,
+            "input": ["text", "image"],
+        },
     ]
-    (agent_dir / "models.json").write_text(json.dumps(
-        {"providers": {PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": models}}}))
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    PROVIDER: {"baseUrl": base_url, "api": "openai-completions", "models": models}
+                }
+            }
+        )
+    )
 
 
 def is_type(kind: str) -> Callable[[Record], bool]:
@@ -58,13 +71,21 @@ class Rpc:
         path.write_text(textwrap.dedent(source))
         return path
 
-    async def start(self, *args: str, model: str = MODEL, builtins: str = "", **options: Any) -> Client:
+    async def start(
+        self, *args: str, model: str = MODEL, builtins: str = "", **options: Any
+    ) -> Client:
         """Start ``knightcode --mode rpc --model scripted/...``; ``builtins`` is the
         ``KNIGHTCODE_LOAD_PLUGINS`` allow-list (none by default, so these tests see only the
         kernel and their own ``-e`` plugins)."""
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env["KNIGHTCODE_LOAD_PLUGINS"] = builtins
-        client = Client(["--model", f"{PROVIDER}/{model}", *args], env=env, cwd=self.project, timeout=30, **options)
+        client = Client(
+            ["--model", f"{PROVIDER}/{model}", *args],
+            env=env,
+            cwd=self.project,
+            timeout=30,
+            **options,
+        )
         self.clients.append(client)
         return await client.start()
 

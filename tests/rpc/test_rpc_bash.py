@@ -14,22 +14,35 @@ async def test_bash_streams_updates_and_records_a_message(rpc: Rpc) -> None:
     rpc.server.add(text_reply("seen"))
     client = await rpc.start()
     mark = client.mark()
-    response = await client.send({"id": "b1", "type": "bash", "command": "printf 'one\\n'; printf 'two ü\\n' >&2; exit 3"})
+    response = await client.send(
+        {"id": "b1", "type": "bash", "command": "printf 'one\\n'; printf 'two ü\\n' >&2; exit 3"}
+    )
     assert response["success"] is True
-    assert response["data"] == {"output": "one\ntwo ü\n", "exitCode": 3, "cancelled": False, "truncated": False}
+    assert response["data"] == {
+        "output": "one\ntwo ü\n",
+        "exitCode": 3,
+        "cancelled": False,
+        "truncated": False,
+    }
     updates = [e for e in client.history[mark:] if e["type"] == "bash_execution_update"]
     assert updates and all(u["id"] == "b1" for u in updates)
     assert "".join(u["delta"] for u in updates) == "one\ntwo ü\n"
 
     messages = await client.get_messages()
-    assert messages[-1]["role"] == "bashExecution" and messages[-1]["command"].startswith("printf 'one")
+    assert messages[-1]["role"] == "bashExecution" and messages[-1]["command"].startswith(
+        "printf 'one"
+    )
     assert (messages[-1]["exitCode"], messages[-1]["output"]) == (3, "one\ntwo ü\n")
     # The output reaches the model with the next prompt.
     await client.prompt_and_wait("what happened?")
     sent = rpc.server.requests[0].body["messages"]
     assert "two ü" in str(sent[1]["content"]) and "exited with code 3" in str(sent[1]["content"])
     lines = rpc.session_lines((await client.get_state())["sessionFile"])
-    assert [e["message"]["role"] for e in lines if e["type"] == "message"] == ["bashExecution", "user", "assistant"]
+    assert [e["message"]["role"] for e in lines if e["type"] == "message"] == [
+        "bashExecution",
+        "user",
+        "assistant",
+    ]
 
 
 async def test_bash_excluded_from_context_and_long_output_truncated(rpc: Rpc) -> None:
@@ -40,7 +53,7 @@ async def test_bash_excluded_from_context_and_long_output_truncated(rpc: Rpc) ->
     assert result["truncated"] is True and result["exitCode"] == 0
     assert result["output"].endswith("3000\n") and not result["output"].startswith("1\n")
     full = result["fullOutputPath"]
-    with open(full) as spilled:  # noqa: ASYNC230 - a small local file
+    with open(full) as spilled:
         assert spilled.readline() == "1\n"
     assert "".join(chunks).splitlines() == [str(n) for n in range(1, 3001)]  # every line streamed
     messages = await client.get_messages()
@@ -55,9 +68,18 @@ async def test_abort_bash_kills_the_process_group(rpc: Rpc) -> None:
     pid_file = rpc.project / "child.pid"
     mark = client.mark()
     # The shell starts a grandchild; killing only the shell would leave it running.
-    running = asyncio.ensure_future(client.send(
-        {"id": "long", "type": "bash", "command": f"sleep 300 & echo $! > {pid_file}; echo started; wait"}))
-    await client.wait_for(lambda e: e["type"] == "bash_execution_update" and "started" in e["delta"], since=mark)
+    running = asyncio.ensure_future(
+        client.send(
+            {
+                "id": "long",
+                "type": "bash",
+                "command": f"sleep 300 & echo $! > {pid_file}; echo started; wait",
+            }
+        )
+    )
+    await client.wait_for(
+        lambda e: e["type"] == "bash_execution_update" and "started" in e["delta"], since=mark
+    )
     await client.abort_bash()
     response = await running
     assert response["success"] is True

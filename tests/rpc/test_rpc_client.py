@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from knightcode.rpc import RpcClosedError, RpcError
 
 from .conftest import Rpc, is_type
@@ -25,8 +26,12 @@ async def test_ui_handler_answers_dialogs(rpc: Rpc) -> None:
 
     async def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         asked.append(request["method"])
-        return {"confirm": {"confirmed": False}, "select": {"value": "red"}, "input": {"value": "Ada"},
-                "editor": {"cancelled": True}}.get(request["method"])
+        return {
+            "confirm": {"confirmed": False},
+            "select": {"value": "red"},
+            "input": {"value": "Ada"},
+            "editor": {"cancelled": True},
+        }.get(request["method"])
 
     client = await rpc.start("-e", str(rpc.plugin("commands_plugin", PLUGIN)), ui_handler=answer)
     mark = client.mark()

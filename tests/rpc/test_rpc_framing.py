@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from knightcode.modes.rpc.commands import CommandError, Prompt, RpcCommand, UiAnswer, parse_line
-from knightcode.modes.rpc.framing import LineSplitter, OversizedLine
-from knightcode.modes.wire import encode_record
+
+from knightcode._modes.rpc.commands import CommandError, Prompt, RpcCommand, UiAnswer, parse_line
+from knightcode._modes.rpc.framing import LineSplitter, OversizedLine
+from knightcode._modes.wire import encode_record
 
 
 def split(*chunks: bytes, max_line: int = 1 << 20) -> list[bytes]:
@@ -37,7 +38,7 @@ def test_crlf_input_and_a_final_line_without_lf() -> None:
 def test_lines_split_across_chunks_in_any_place() -> None:
     data = b'{"type":"get_state","id":"\xc3\xa9"}\n' * 3
     for size in (1, 2, 5, 7, 64):
-        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        chunks = [data[i : i + size] for i in range(0, len(data), size)]
         assert split(*chunks) == [data[:-1].split(b"\n")[0]] * 3
 
 
@@ -50,24 +51,51 @@ def test_oversized_lines_are_dropped_but_counted() -> None:
     assert isinstance(error, CommandError) and "exceeds the size limit" in error.error
 
 
-@pytest.mark.parametrize(("line", "command", "message"), [
-    (b"{not json", "parse", "Failed to parse command: Expecting property name"),
-    (b"", "parse", "Failed to parse command: Expecting value"),
-    (b"[1, 2]", "parse", "expected a JSON object, got list"),
-    (b'"get_state"', "parse", "expected a JSON object, got str"),
-    (b'{"id":"q"}', "parse", "field 'type' must be a string"),
-    (b'{"type": 5}', "parse", "field 'type' must be a string"),
-    (b'{"type":"get_state","id":"\xff"}', "parse", "invalid UTF-8 at byte 26"),
-    (b"[" * 100000, "parse", "nested too deeply"),
-    (b'{"type":"launch_rockets"}', "launch_rockets", "Unknown command: launch_rockets"),
-    (b'{"type":"prompt"}', "prompt", "Invalid 'prompt' command: field 'message': Field required"),
-    (b'{"type":"prompt","message":5}', "prompt", "field 'message': Input should be a valid string"),
-    (b'{"type":"set_auto_retry","enabled":"yes"}', "set_auto_retry", "field 'enabled': Input should be a valid boolean"),
-    (b'{"type":"set_steering_mode","mode":"some"}', "set_steering_mode", "field 'mode': Input should be 'all' or"),
-    (b'{"type":"prompt","message":"x","images":[{"type":"image"}]}', "prompt", "field 'images[0].data'"),
-    (b'{"type":"get_state","id":7}', "get_state", "field 'id': Input should be a valid string"),
-    (b'{"type":"extension_ui_response"}', "extension_ui_response", "field 'id': Field required"),
-])
+@pytest.mark.parametrize(
+    ("line", "command", "message"),
+    [
+        (b"{not json", "parse", "Failed to parse command: Expecting property name"),
+        (b"", "parse", "Failed to parse command: Expecting value"),
+        (b"[1, 2]", "parse", "expected a JSON object, got list"),
+        (b'"get_state"', "parse", "expected a JSON object, got str"),
+        (b'{"id":"q"}', "parse", "field 'type' must be a string"),
+        (b'{"type": 5}', "parse", "field 'type' must be a string"),
+        (b'{"type":"get_state","id":"\xff"}', "parse", "invalid UTF-8 at byte 26"),
+        (b"[" * 100000, "parse", "nested too deeply"),
+        (b'{"type":"launch_rockets"}', "launch_rockets", "Unknown command: launch_rockets"),
+        (
+            b'{"type":"prompt"}',
+            "prompt",
+            "Invalid 'prompt' command: field 'message': Field required",
+        ),
+        (
+            b'{"type":"prompt","message":5}',
+            "prompt",
+            "field 'message': Input should be a valid string",
+        ),
+        (
+            b'{"type":"set_auto_retry","enabled":"yes"}',
+            "set_auto_retry",
+            "field 'enabled': Input should be a valid boolean",
+        ),
+        (
+            b'{"type":"set_steering_mode","mode":"some"}',
+            "set_steering_mode",
+            "field 'mode': Input should be 'all' or",
+        ),
+        (
+            b'{"type":"prompt","message":"x","images":[{"type":"image"}]}',
+            "prompt",
+            "field 'images[0].data'",
+        ),
+        (b'{"type":"get_state","id":7}', "get_state", "field 'id': Input should be a valid string"),
+        (
+            b'{"type":"extension_ui_response"}',
+            "extension_ui_response",
+            "field 'id': Field required",
+        ),
+    ],
+)
 def test_bad_lines_name_what_is_wrong(line: bytes, command: str, message: str) -> None:
     parsed = parse_line(line)
     assert isinstance(parsed, CommandError)

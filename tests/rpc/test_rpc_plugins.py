@@ -65,8 +65,13 @@ async def test_get_commands_lists_plugin_commands(rpc: Rpc) -> None:
     client = await rpc.start("-e", str(path))
     commands = await client.get_commands()
     assert [c["name"] for c in commands] == ["ask", "hurry", "status", "explode"]
-    assert commands[0] == {"name": "ask", "description": "Ask the user things", "source": "extension",
-                           "location": "cli", "path": str(path)}
+    assert commands[0] == {
+        "name": "ask",
+        "description": "Ask the user things",
+        "source": "extension",
+        "location": "cli",
+        "path": str(path),
+    }
 
 
 async def test_dialog_round_trip_while_the_agent_streams(rpc: Rpc) -> None:
@@ -76,9 +81,14 @@ async def test_dialog_round_trip_while_the_agent_streams(rpc: Rpc) -> None:
     await client.prompt("work")
     await client.wait_for(is_type("tool_execution_start"), since=mark)
     # A plugin command runs at once, even while streaming; its dialogs go to the client.
-    pending = asyncio.ensure_future(client.send({"id": "cmd", "type": "prompt", "message": "/ask deploy now"}))
+    pending = asyncio.ensure_future(
+        client.send({"id": "cmd", "type": "prompt", "message": "/ask deploy now"})
+    )
     confirm = await client.wait_for(ui_request("confirm"), since=mark)
-    assert (confirm["title"], confirm["message"]) == ("Proceed?", "run deploy now") and "timeout" not in confirm
+    assert (confirm["title"], confirm["message"]) == (
+        "Proceed?",
+        "run deploy now",
+    ) and "timeout" not in confirm
     assert not pending.done()  # the command waits for the dialog
     await client.respond_ui(confirm["id"], confirmed=True)
     select = await client.wait_for(ui_request("select"), since=mark)
@@ -107,8 +117,16 @@ async def test_dialog_timeouts_resolve_to_defaults(rpc: Rpc) -> None:
     await client.prompt("/hurry")
     notice = await client.wait_for(ui_request("notify"), since=mark)
     assert notice["message"] == "name=None sure=False choice=None"
-    requests = [e for e in client.history[mark:] if e["type"] == "extension_ui_request" and e["method"] != "notify"]
-    assert [(r["method"], r["timeout"]) for r in requests] == [("input", 200), ("confirm", 200), ("select", 200)]
+    requests = [
+        e
+        for e in client.history[mark:]
+        if e["type"] == "extension_ui_request" and e["method"] != "notify"
+    ]
+    assert [(r["method"], r["timeout"]) for r in requests] == [
+        ("input", 200),
+        ("confirm", 200),
+        ("select", 200),
+    ]
     # A late answer to a dialog that timed out is ignored.
     await client.respond_ui(requests[0]["id"], value="too late")
     assert (await client.get_state())["isStreaming"] is False
@@ -119,8 +137,11 @@ async def test_fire_and_forget_notices(rpc: Rpc) -> None:
     mark = client.mark()
     await client.prompt("/status release")
     await client.wait_for(ui_request("set_editor_text"), since=mark)
-    notices = [{k: v for k, v in e.items() if k not in ("id", "type")}
-               for e in client.history[mark:] if e["type"] == "extension_ui_request"]
+    notices = [
+        {k: v for k, v in e.items() if k not in ("id", "type")}
+        for e in client.history[mark:]
+        if e["type"] == "extension_ui_request"
+    ]
     assert notices == [
         {"method": "setStatus", "statusKey": "build", "statusText": "green"},
         {"method": "setWidget", "widgetKey": "todo", "widgetLines": ["one", "two"]},
@@ -142,8 +163,14 @@ async def test_failing_command_and_hook_become_extension_errors(rpc: Rpc) -> Non
 
     events = await client.prompt_and_wait("hello")
     errors = [e for e in events if e["type"] == "extension_error"]
-    assert errors == [{"type": "extension_error", "extensionPath": str(failing), "event": "turn_start",
-                       "error": errors[0]["error"]}]
+    assert errors == [
+        {
+            "type": "extension_error",
+            "extensionPath": str(failing),
+            "event": "turn_start",
+            "error": errors[0]["error"],
+        }
+    ]
     assert errors[0]["error"].startswith("ValueError: turn 0 handler broke")
     assert events[-1] == {"type": "agent_settled", "aborted": False}
     assert await client.get_last_assistant_text() == "still fine"

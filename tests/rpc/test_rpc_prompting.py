@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from knightcode.rpc import RpcError
 from knightcode.testing import text_reply, tool_call, tool_call_reply, usage
 
@@ -39,15 +40,38 @@ async def test_whole_prompt_with_tool_calls(rpc: Rpc) -> None:
     records = client.history[mark:]
     assert streamed == records
     assert kinds(records) == [
-        "agent_start", "turn_start", "message_start:user", "message_end:user", "message_start:assistant",
-        "message_update:toolcall_start", "message_update:toolcall_delta", "message_update:toolcall_delta",
-        "message_update:toolcall_end", "message_end:assistant", "tool_execution_start", "tool_execution_end",
-        "message_start:toolResult", "message_end:toolResult", "turn_end", "turn_start", "message_start:assistant",
-        "message_update:text_start", "message_update:text_delta", "message_update:text_delta",
-        "message_update:text_end", "message_end:assistant", "turn_end", "agent_end", "agent_settled",
+        "agent_start",
+        "turn_start",
+        "message_start:user",
+        "message_end:user",
+        "message_start:assistant",
+        "message_update:toolcall_start",
+        "message_update:toolcall_delta",
+        "message_update:toolcall_delta",
+        "message_update:toolcall_end",
+        "message_end:assistant",
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start:toolResult",
+        "message_end:toolResult",
+        "turn_end",
+        "turn_start",
+        "message_start:assistant",
+        "message_update:text_start",
+        "message_update:text_delta",
+        "message_update:text_delta",
+        "message_update:text_end",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
     ]
     assert records[11]["result"]["content"] == [{"type": "text", "text": "alpha\nbeta\n"}]
-    assert all("partial" not in r["assistantMessageEvent"] for r in records if r["type"] == "message_update")
+    assert all(
+        "partial" not in r["assistantMessageEvent"]
+        for r in records
+        if r["type"] == "message_update"
+    )
     assert records[-1] == {"type": "agent_settled", "aborted": False}
     assert await client.get_last_assistant_text() == "It says alpha and beta."
     messages = await client.get_messages()
@@ -69,7 +93,12 @@ async def test_prompt_response_precedes_the_events_of_its_run(rpc: Rpc) -> None:
 
 
 async def test_state_while_streaming_steer_and_follow_up(rpc: Rpc) -> None:
-    rpc.server.add(rpc.gate_reply(), text_reply("first steer"), text_reply("second steer"), text_reply("follow-up"))
+    rpc.server.add(
+        rpc.gate_reply(),
+        text_reply("first steer"),
+        text_reply("second steer"),
+        text_reply("follow-up"),
+    )
     client = await rpc.start()
     mark = client.mark()
     await client.prompt("start")
@@ -84,8 +113,14 @@ async def test_state_while_streaming_steer_and_follow_up(rpc: Rpc) -> None:
     await client.prompt("also steer", streaming_behavior="steer")
     state = await client.get_state()
     assert state["pendingMessageCount"] == 3 and state["isStreaming"] is True
-    update = await client.wait_for(lambda r: r["type"] == "queue_update" and len(r["steering"]) == 2, since=mark)
-    assert update == {"type": "queue_update", "steering": ["change course", "also steer"], "followUp": ["and then this"]}
+    update = await client.wait_for(
+        lambda r: r["type"] == "queue_update" and len(r["steering"]) == 2, since=mark
+    )
+    assert update == {
+        "type": "queue_update",
+        "steering": ["change course", "also steer"],
+        "followUp": ["and then this"],
+    }
 
     await rpc.release()
     await client.wait_for(is_type("agent_settled"), since=mark)
@@ -93,11 +128,17 @@ async def test_state_while_streaming_steer_and_follow_up(rpc: Rpc) -> None:
     users = [[text_of(m) for m in messages if m["role"] == "user"][1:] for messages in requests]
     # Steering arrives after the tool batch, one message per turn; the follow-up only when the
     # agent would otherwise stop.
-    assert users == [[], ["change course"], ["change course", "also steer"],
-                     ["change course", "also steer", "and then this"]]
+    assert users == [
+        [],
+        ["change course"],
+        ["change course", "also steer"],
+        ["change course", "also steer", "and then this"],
+    ]
     state = await client.get_state()
     assert state["isStreaming"] is False and state["pendingMessageCount"] == 0
-    assert state["messageCount"] == 9  # 4 user, 4 assistant (the first calls the tool), 1 tool result
+    assert (
+        state["messageCount"] == 9
+    )  # 4 user, 4 assistant (the first calls the tool), 1 tool result
 
 
 async def test_abort_stops_a_running_tool_and_settles_aborted(rpc: Rpc) -> None:
@@ -119,15 +160,33 @@ async def test_get_state_fields_model_and_thinking_commands(rpc: Rpc) -> None:
     client = await rpc.start("--thinking", "low")
     state = await client.get_state()
     assert set(state) == {
-        "model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode", "sessionFile",
-        "sessionId", "sessionName", "autoCompactionEnabled", "messageCount", "pendingMessageCount",
+        "model",
+        "thinkingLevel",
+        "isStreaming",
+        "isCompacting",
+        "steeringMode",
+        "followUpMode",
+        "sessionFile",
+        "sessionId",
+        "sessionName",
+        "autoCompactionEnabled",
+        "messageCount",
+        "pendingMessageCount",
     }
     assert state["model"]["provider"] == PROVIDER and state["model"]["id"] == MODEL
     assert state["model"]["contextWindow"] == CONTEXT_WINDOW
-    assert (state["thinkingLevel"], state["isStreaming"], state["isCompacting"]) == ("low", False, False)
+    assert (state["thinkingLevel"], state["isStreaming"], state["isCompacting"]) == (
+        "low",
+        False,
+        False,
+    )
     assert (state["steeringMode"], state["followUpMode"]) == ("one-at-a-time", "one-at-a-time")
     assert state["sessionFile"].endswith(".jsonl") and state["sessionId"] in state["sessionFile"]
-    assert (state["sessionName"], state["messageCount"], state["pendingMessageCount"]) == (None, 0, 0)
+    assert (state["sessionName"], state["messageCount"], state["pendingMessageCount"]) == (
+        None,
+        0,
+        0,
+    )
     assert state["autoCompactionEnabled"] is True
 
     await client.set_steering_mode("all")
@@ -136,12 +195,20 @@ async def test_get_state_fields_model_and_thinking_commands(rpc: Rpc) -> None:
     await client.set_auto_retry(False)
     await client.abort_retry()
     state = await client.get_state()
-    assert (state["steeringMode"], state["followUpMode"], state["autoCompactionEnabled"]) == ("all", "all", False)
+    assert (state["steeringMode"], state["followUpMode"], state["autoCompactionEnabled"]) == (
+        "all",
+        "all",
+        False,
+    )
 
     assert [m["id"] for m in await client.get_available_models()] == [MODEL, "scripted-large"]
     assert await client.cycle_thinking_level() is None  # the scripted model does not reason
     cycled = await client.cycle_model()
-    assert cycled is not None and cycled["model"]["id"] == "scripted-large" and cycled["isScoped"] is False
+    assert (
+        cycled is not None
+        and cycled["model"]["id"] == "scripted-large"
+        and cycled["isScoped"] is False
+    )
     assert await client.cycle_thinking_level() == "medium"
     await client.set_thinking_level("high")
     chosen = await client.set_model(PROVIDER, MODEL)

@@ -33,7 +33,9 @@ def hostile_lines(count: int) -> list[bytes]:
     fixed = [
         b'{"type":"prompt","message":"' + b"x" * (5 << 20),  # 5 MB, unterminated
         json.dumps({"type": "y" * (3 << 20)}).encode(),  # 3 MB command name
-        json.dumps({"type": "prompt", "message": "z" * (4 << 20)}).encode(),  # 4 MB, but the agent is busy
+        json.dumps(
+            {"type": "prompt", "message": "z" * (4 << 20)}
+        ).encode(),  # 4 MB, but the agent is busy
         b"[" * 200000,
         b'{"type":"prompt","message":' + b"[" * 5000 + b"]" * 5000 + b"}",
         b'{"a":' * 3000 + b"1" + b"}" * 3000,
@@ -41,36 +43,71 @@ def hostile_lines(count: int) -> list[bytes]:
         b'{"type":"get_state","id":"\xc3\x28"}',
         b"\x00\x00\x00",
         b'{"type":"\\ud800"}',
-        b"null", b"42", b'"prompt"', b"[]", b"{}", b"", b"   ", b"\r",
-        b'{"type":7}', b'{"type":null}', b'{"type":["prompt"]}',
-        b'{"type":"prompt","message":5}', b'{"type":"prompt","message":null}',
+        b"null",
+        b"42",
+        b'"prompt"',
+        b"[]",
+        b"{}",
+        b"",
+        b"   ",
+        b"\r",
+        b'{"type":7}',
+        b'{"type":null}',
+        b'{"type":["prompt"]}',
+        b'{"type":"prompt","message":5}',
+        b'{"type":"prompt","message":null}',
         b'{"type":"prompt","message":"x","images":"nope"}',
         b'{"type":"prompt","message":"x","images":[{"type":"video","data":"","mimeType":"x"}]}',
         b'{"type":"prompt","message":"x","streamingBehavior":"later"}',
         b'{"type":"prompt","message":"busy, no behaviour"}',
-        b'{"type":"set_auto_retry","enabled":"yes"}', b'{"type":"set_auto_compaction","enabled":1}',
-        b'{"type":"set_thinking_level","level":"ultra"}', b'{"type":"set_steering_mode","mode":1}',
-        b'{"type":"set_model","provider":"scripted"}', b'{"type":"set_model","provider":1,"modelId":2}',
-        b'{"type":"fork","entryId":null}', b'{"type":"fork","entryId":"nope"}',
-        b'{"type":"switch_session"}', b'{"type":"switch_session","sessionPath":"/no/such/file.jsonl"}',
-        b'{"type":"bash","command":["ls"]}', b'{"type":"bash","command":""}',
-        b'{"type":"set_session_name","name":"  "}', b'{"type":"export_html","outputPath":5}',
-        b'{"type":"compact","customInstructions":{}}', b'{"type":"get_state","id":{"nested":true}}',
-        b'{"type":"extension_ui_response"}', b'{"type":"extension_ui_response","id":1}',
-        b'{"type":"__proto__"}', b'{"type":"constructor"}', b'{"type":"prompt\\u0000"}',
-        b'{"type":"steer"}', b'{"type":"follow_up","message":false}',
-        b'{"type":"get_state"} trailing', b'{"type":"get_state",}', b"NaN", b"{'type':'get_state'}",
+        b'{"type":"set_auto_retry","enabled":"yes"}',
+        b'{"type":"set_auto_compaction","enabled":1}',
+        b'{"type":"set_thinking_level","level":"ultra"}',
+        b'{"type":"set_steering_mode","mode":1}',
+        b'{"type":"set_model","provider":"scripted"}',
+        b'{"type":"set_model","provider":1,"modelId":2}',
+        b'{"type":"fork","entryId":null}',
+        b'{"type":"fork","entryId":"nope"}',
+        b'{"type":"switch_session"}',
+        b'{"type":"switch_session","sessionPath":"/no/such/file.jsonl"}',
+        b'{"type":"bash","command":["ls"]}',
+        b'{"type":"bash","command":""}',
+        b'{"type":"set_session_name","name":"  "}',
+        b'{"type":"export_html","outputPath":5}',
+        b'{"type":"compact","customInstructions":{}}',
+        b'{"type":"get_state","id":{"nested":true}}',
+        b'{"type":"extension_ui_response"}',
+        b'{"type":"extension_ui_response","id":1}',
+        b'{"type":"__proto__"}',
+        b'{"type":"constructor"}',
+        b'{"type":"prompt\\u0000"}',
+        b'{"type":"steer"}',
+        b'{"type":"follow_up","message":false}',
+        b'{"type":"get_state"} trailing',
+        b'{"type":"get_state",}',
+        b"NaN",
+        b"{'type':'get_state'}",
     ]
     lines = list(fixed)
     while len(lines) < count:
         kind = rng.randrange(4)
         if kind == 0:  # random bytes
-            lines.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))).replace(b"\n", b" "))
+            lines.append(
+                bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))).replace(b"\n", b" ")
+            )
         elif kind == 1:  # unknown commands
-            lines.append(json.dumps({"type": f"cmd_{rng.randrange(10**9)}", "id": f"h{len(lines)}"}).encode())
+            lines.append(
+                json.dumps({"type": f"cmd_{rng.randrange(10**9)}", "id": f"h{len(lines)}"}).encode()
+            )
         elif kind == 2:  # wrong field types
-            field, value = rng.choice([("message", 1), ("message", None), ("message", [1]), ("images", 3)])
-            lines.append(json.dumps({"type": rng.choice(["prompt", "steer", "follow_up"]), field: value}).encode())
+            field, value = rng.choice(
+                [("message", 1), ("message", None), ("message", [1]), ("images", 3)]
+            )
+            lines.append(
+                json.dumps(
+                    {"type": rng.choice(["prompt", "steer", "follow_up"]), field: value}
+                ).encode()
+            )
         else:  # truncated JSON
             text = json.dumps({"type": "get_state", "id": "t" * rng.randrange(50)})
             lines.append(text[: rng.randrange(1, len(text) - 1)].encode())
@@ -141,7 +178,11 @@ async def test_sigterm_finishes_like_end_of_input(rpc: Rpc) -> None:
     assert await client.process.wait() == 0
     assert (await client.wait_for(is_type("agent_settled"), since=mark))["aborted"] is True
     entries = rpc.session_lines(session_file)
-    assert [e["message"]["role"] for e in entries if e["type"] == "message"] == ["user", "assistant", "toolResult"]
+    assert [e["message"]["role"] for e in entries if e["type"] == "message"] == [
+        "user",
+        "assistant",
+        "toolResult",
+    ]
     assert (rpc.project / "shutdown.log").read_text() == "quit\n"
     assert b"Traceback" not in client.stderr
 
@@ -157,8 +198,15 @@ def test_commands_from_a_file_on_stdin(rpc: Rpc) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["KNIGHTCODE_LOAD_PLUGINS"] = ""
     with commands.open("rb") as stdin:
-        result = subprocess.run([sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", "--mode", "rpc"],
-                                stdin=stdin, capture_output=True, cwd=rpc.project, env=env, timeout=60, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", "--mode", "rpc"],
+            stdin=stdin,
+            capture_output=True,
+            cwd=rpc.project,
+            env=env,
+            timeout=60,
+            check=False,
+        )
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.split(b"\n") if line]
     responses = {r.get("id"): r for r in records if r["type"] == "response"}

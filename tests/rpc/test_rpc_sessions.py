@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from knightcode.rpc import RpcError
 from knightcode.testing import text_reply, tool_call, tool_call_reply, usage
 
@@ -18,7 +19,10 @@ def message_texts(lines: list[dict]) -> list[tuple[str, str]]:
 async def test_session_stats_count_messages_tokens_and_context_usage(rpc: Rpc) -> None:
     (rpc.project / "a.txt").write_text("A")
     rpc.server.add(
-        tool_call_reply([tool_call("c1", "read", {"path": "a.txt"})], usage=usage(input=100, output=10, cache_read=50)),
+        tool_call_reply(
+            [tool_call("c1", "read", {"path": "a.txt"})],
+            usage=usage(input=100, output=10, cache_read=50),
+        ),
         text_reply("done", usage=usage(input=200, output=20)),
     )
     client = await rpc.start()
@@ -26,9 +30,20 @@ async def test_session_stats_count_messages_tokens_and_context_usage(rpc: Rpc) -
     stats = await client.get_session_stats()
     state = await client.get_state()
     assert stats["sessionFile"] == state["sessionFile"] and stats["sessionId"] == state["sessionId"]
-    assert (stats["userMessages"], stats["assistantMessages"], stats["toolCalls"], stats["toolResults"],
-            stats["totalMessages"]) == (1, 2, 1, 1, 4)
-    assert stats["tokens"] == {"input": 300, "output": 30, "cacheRead": 50, "cacheWrite": 0, "total": 380}
+    assert (
+        stats["userMessages"],
+        stats["assistantMessages"],
+        stats["toolCalls"],
+        stats["toolResults"],
+        stats["totalMessages"],
+    ) == (1, 2, 1, 1, 4)
+    assert stats["tokens"] == {
+        "input": 300,
+        "output": 30,
+        "cacheRead": 50,
+        "cacheWrite": 0,
+        "total": 380,
+    }
     assert stats["cost"] == 0
     context = stats["contextUsage"]
     # The last answer reported 200 + 20 tokens in all, and nothing came after it.
@@ -48,18 +63,28 @@ async def test_fork_and_switch_back(rpc: Rpc) -> None:
     forked = await client.fork(points[1]["entryId"])
     assert forked == {"cancelled": False, "text": "second"}
     state = await client.get_state()
-    assert state["sessionFile"] != original["sessionFile"] and state["sessionId"] != original["sessionId"]
+    assert (
+        state["sessionFile"] != original["sessionFile"]
+        and state["sessionId"] != original["sessionId"]
+    )
     assert roles(await client.get_messages()) == ["user", "assistant"]
     await client.prompt_and_wait("second, differently")
     fork_lines = rpc.session_lines(state["sessionFile"])
     assert fork_lines[0]["parentSession"] == original["sessionFile"]
     assert [t for t in message_texts(fork_lines)] == [
-        ("user", "first"), ("assistant", "one"), ("user", "second, differently"), ("assistant", "two again")]
+        ("user", "first"),
+        ("assistant", "one"),
+        ("user", "second, differently"),
+        ("assistant", "two again"),
+    ]
 
     assert await client.switch_session(original["sessionFile"]) is False
     back = await client.get_state()
     assert (back["sessionFile"], back["sessionId"], back["messageCount"]) == (
-        original["sessionFile"], original["sessionId"], 4)
+        original["sessionFile"],
+        original["sessionId"],
+        4,
+    )
     assert await client.get_last_assistant_text() == "two"
     with pytest.raises(RpcError, match="Invalid entry ID for forking"):
         await client.fork("no-such-entry")
@@ -82,7 +107,10 @@ async def test_new_session_and_clone(rpc: Rpc) -> None:
     mark = client.mark()
     assert await client.new_session() is False
     fresh = await client.get_state()
-    assert fresh["messageCount"] == 0 and fresh["sessionId"] not in (first["sessionId"], cloned["sessionId"])
+    assert fresh["messageCount"] == 0 and fresh["sessionId"] not in (
+        first["sessionId"],
+        cloned["sessionId"],
+    )
     await client.prompt_and_wait("again")
     lines = rpc.session_lines(fresh["sessionFile"])
     assert [e["type"] for e in lines[:3]] == ["session", "model_change", "thinking_level_change"]
@@ -100,7 +128,9 @@ async def test_session_name(rpc: Rpc) -> None:
     await client.set_session_name("  my work  ")
     assert (await client.get_state())["sessionName"] == "my work"
     assert await client.wait_for(is_type("session_info_changed"), since=mark) == {
-        "type": "session_info_changed", "name": "my work"}
+        "type": "session_info_changed",
+        "name": "my work",
+    }
     with pytest.raises(RpcError, match="Session name cannot be empty"):
         await client.set_session_name("   ")
     lines = rpc.session_lines((await client.get_state())["sessionFile"])
@@ -117,7 +147,11 @@ async def test_export_html_is_standalone_and_escaped(rpc: Rpc) -> None:
     await client.prompt_and_wait("show <img src=x onerror=alert(1)>")
     await client.set_session_name("Demo <session>")
     path = Path(await client.export_html())
-    assert path.parent == rpc.project and path.name.startswith("knightcode-session-") and path.suffix == ".html"
+    assert (
+        path.parent == rpc.project
+        and path.name.startswith("knightcode-session-")
+        and path.suffix == ".html"
+    )
     page = path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<title>Demo &lt;session&gt;</title>" in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;quotes&quot;" in page
@@ -173,12 +207,20 @@ async def test_session_hooks_order_and_cancel(rpc: Rpc) -> None:
     mark = client.mark()
     assert await client.clone() is False
     cloned = (await client.get_state())["sessionId"]
-    assert notices(mark) == ["before_fork at", f"shutdown fork {first}", f"start fork {cloned} True"]
+    assert notices(mark) == [
+        "before_fork at",
+        f"shutdown fork {first}",
+        f"start fork {cloned} True",
+    ]
 
     mark = client.mark()
     assert await client.new_session() is False
     fresh = (await client.get_state())["sessionId"]
-    assert notices(mark) == ["before_switch new False", f"shutdown new {cloned}", f"start new {fresh} True"]
+    assert notices(mark) == [
+        "before_switch new False",
+        f"shutdown new {cloned}",
+        f"start new {fresh} True",
+    ]
 
     await client.set_session_name("locked")
     mark = client.mark()

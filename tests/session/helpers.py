@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knightcode.session import AssistantMessage, UserMessage
+from knightcode._session import AssistantMessage, UserMessage
 
 USAGE: dict[str, Any] = {
     "input": 1,

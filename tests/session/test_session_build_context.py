@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knightcode.session import LAST_ENTRY, ModelRef, build_session_context
+from knightcode._session import LAST_ENTRY, ModelRef, build_session_context
 
 TS = "2025-01-01T00:00:00Z"
 

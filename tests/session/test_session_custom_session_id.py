@@ -6,7 +6,7 @@ import re
 import time
 from pathlib import Path
 
-from knightcode.session import SessionManager
+from knightcode._session import SessionManager
 
 from .helpers import assistant_msg, header, user_msg, write_jsonl
 

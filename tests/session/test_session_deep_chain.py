@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from knightcode.session import SessionManager, jsonl
+
+from knightcode._session import SessionManager, jsonl
 
 from .helpers import header
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from knightcode.session import jsonl
-from knightcode.session.entries import ENTRY_TYPES
+from knightcode._session import jsonl
+from knightcode._session.entries import ENTRY_TYPES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "session-format.md"
 
@@ -37,4 +37,4 @@ def test_documented_entry_types_match_the_code() -> None:
     documented = set(
         re.findall(r"^\| `([a-z_]+)` \| ", DOC.read_text(encoding="utf-8"), flags=re.MULTILINE)
     )
-    assert ENTRY_TYPES <= documented
+    assert documented >= ENTRY_TYPES

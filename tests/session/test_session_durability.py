@@ -12,8 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from knightcode.session import SessionManager, file_store
-from knightcode.session.loading import read_session_file
+
+from knightcode._session import SessionManager, file_store
+from knightcode._session.loading import read_session_file
 
 from .helpers import assistant_msg, read_records, user_msg
 
@@ -80,7 +81,7 @@ APPENDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from knightcode.session import SessionManager
+    from knightcode._session import SessionManager
 
     path, tag, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     session = SessionManager.open(Path(path))
@@ -168,7 +169,7 @@ KILLED_MID_WRITE = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from knightcode.session import SessionManager, file_store
+    from knightcode._session import SessionManager, file_store
 
     real_write = os.write
     calls = 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from knightcode.session import SessionManager
+
+from knightcode._session import SessionManager
 
 from .helpers import USAGE, user_msg
 

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from knightcode.session import SessionManager, find_most_recent_session, load_entries_from_file
+from knightcode._session import SessionManager, find_most_recent_session, load_entries_from_file
 
 from .helpers import assistant_msg, header, read_records, write_jsonl
 

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from knightcode.session import SessionManager, list_all_sessions, list_sessions
+from knightcode._session import SessionManager, list_all_sessions, list_sessions
 
 from .helpers import assistant_msg, header, write_jsonl
 

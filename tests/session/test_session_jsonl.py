@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from knightcode.session import jsonl
+
+from knightcode._session import jsonl
 
 # What JavaScript's JSON.stringify writes for these values (checked against node's rules:
 # Number::toString switches to exponent form below 1e-6 and from 1e21).

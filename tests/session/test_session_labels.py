@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.session import EntryNotFoundError, SessionManager
+
+from knightcode._session import EntryNotFoundError, SessionManager
 
 from .helpers import assistant_msg, read_records, user_msg
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knightcode.session import SessionManager, jsonl
-from knightcode.session.loading import read_session_file
+from knightcode._session import SessionManager, jsonl
+from knightcode._session.loading import read_session_file
 
 from .helpers import assistant_msg, header, user_msg
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.session import SESSION_DIR_ENV, default_session_dir, encode_cwd, resolve_session_dir
-from knightcode.session.location import session_file_name
+
+from knightcode._session import (
+    SESSION_DIR_ENV,
+    default_session_dir,
+    encode_cwd,
+    resolve_session_dir,
+)
+from knightcode._session.location import session_file_name
 
 
 def test_encode_cwd_like_the_reference() -> None:

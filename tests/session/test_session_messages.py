@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from knightcode.session import convert_to_llm
-from knightcode.session.messages import (
+
+from knightcode._session import convert_to_llm
+from knightcode._session.messages import (
     BRANCH_SUMMARY_PREFIX,
     COMPACTION_SUMMARY_PREFIX,
     bash_execution_to_text,

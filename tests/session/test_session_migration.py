@@ -7,7 +7,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from knightcode.session import SessionManager, load_entries_from_file, migrate_session_entries
+from knightcode._session import SessionManager, load_entries_from_file, migrate_session_entries
 
 from .helpers import header, read_records, write_jsonl
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.session import EntryNotFoundError, SessionManager, project_path
-from knightcode.session.loading import read_session_file
+
+from knightcode._session import EntryNotFoundError, SessionManager, project_path
+from knightcode._session.loading import read_session_file
 
 from .helpers import assistant_msg, user_msg
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knightcode.session import SessionManager
+from knightcode._session import SessionManager
 
 from .helpers import assistant_msg, user_msg
 

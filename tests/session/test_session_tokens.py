@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from knightcode.session import (
+
+from knightcode._session import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
     jsonl,
 )
-from knightcode.session.tokens import estimate_text_tokens, get_last_assistant_usage, utf16_len
+from knightcode._session.tokens import estimate_text_tokens, get_last_assistant_usage, utf16_len
 
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 

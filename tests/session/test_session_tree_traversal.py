@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.session import EntryNotFoundError, SessionManager
+
+from knightcode._session import EntryNotFoundError, SessionManager
 
 from .helpers import assistant_msg, header, read_records, user_msg, write_jsonl
 

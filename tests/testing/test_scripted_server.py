@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from knightcode.testing import (
     ScriptedServer,
     deltas_reply,

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from knightcode.tools import ToolContext, create_builtin_tools
+from knightcode._tools import ToolContext, create_builtin_tools
 
 TOOLS = create_builtin_tools()
 

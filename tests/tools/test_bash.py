@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from knightcode.tools import LocalBackend, ToolContext, ToolError
-from knightcode.tools.bash import shell_environment
+
+from knightcode._tools import LocalBackend, ToolContext, ToolError
+from knightcode._tools.bash import shell_environment
 
 from .helpers import is_alive, run, text_of
 

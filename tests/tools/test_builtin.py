@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knightcode.plugins.definitions import ToolDefinition
-from knightcode.tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, create_builtin_tools
+from knightcode._plugins.definitions import ToolDefinition
+from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, create_builtin_tools
 
 
 def test_names_and_order() -> None:

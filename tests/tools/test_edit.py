@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from knightcode.tools import ToolContext, ToolError, create_edit_tool, prepare_edit_arguments
+
+from knightcode._tools import ToolContext, ToolError, create_edit_tool, prepare_edit_arguments
 
 from .helpers import run, text_of, write
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knightcode.tools.edit_diff import generate_diff, normalize_for_fuzzy_match
+from knightcode._tools.edit_diff import generate_diff, normalize_for_fuzzy_match
 
 
 def lines(count: int, changed: dict[int, str] | None = None) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.tools import ToolContext, ToolError
-from knightcode.tools.glob_match import compile_glob, type_glob
+
+from knightcode._tools import ToolContext, ToolError
+from knightcode._tools.glob_match import compile_glob, type_glob
 
 from .helpers import run, text_of, write
 

@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from knightcode.tools import LocalBackend, ToolContext, ToolError
+
+from knightcode._tools import LocalBackend, ToolContext, ToolError
 
 from .helpers import run, text_of, write
 

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from knightcode.tools import DirEntry, ExecutionBackend, LocalBackend
+
+from knightcode._tools import DirEntry, ExecutionBackend, LocalBackend
 
 from .helpers import is_alive
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from knightcode.tools import ToolContext, ToolError
+
+from knightcode._tools import ToolContext, ToolError
 
 from .helpers import run, text_of, write
 

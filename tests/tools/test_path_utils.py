@@ -6,7 +6,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from knightcode.tools.path_utils import (
+from knightcode._tools.path_utils import (
     expand_path,
     read_path_candidates,
     resolve_read_path,

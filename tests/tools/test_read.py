@@ -8,7 +8,8 @@ import struct
 from pathlib import Path
 
 import pytest
-from knightcode.tools import ToolContext, ToolError
+
+from knightcode._tools import ToolContext, ToolError
 
 from .helpers import run, text_of, write
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knightcode.tools.truncate import format_size, truncate_head, truncate_line, truncate_tail
+from knightcode._tools.truncate import format_size, truncate_head, truncate_line, truncate_tail
 
 
 def test_format_size_units() -> None:

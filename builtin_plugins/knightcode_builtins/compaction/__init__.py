@@ -41,7 +41,8 @@ async def session_check_compaction(
 @hookimpl
 def session_before_tree(preparation: Any, ctx: Any) -> None:
     """Offer the default branch summary when the user asked for one; the navigation uses it
-    unless a plugin cancels or supplies its own summary."""
+    unless a plugin cancels or supplies its own summary.
+    """
     agent = getattr(ctx, "agent", None) if ctx is not None else None
     if agent is None or not getattr(preparation, "user_wants_summary", False):
         return

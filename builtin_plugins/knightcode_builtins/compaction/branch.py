@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knightcode.session import estimate_tokens
-from knightcode.session.messages import create_compaction_summary_message
+from knightcode._session import estimate_tokens
+from knightcode._session.messages import create_compaction_summary_message
 
 from .file_ops import (
     FileOperations,
@@ -48,7 +48,8 @@ def prepare_branch_entries(
     entries: Sequence[Any], token_budget: int = 0
 ) -> tuple[list[Any], FileOperations, int]:
     """``(messages, file_ops, tokens)`` for the entries (oldest first) within ``token_budget``
-    (0: no limit); see the module docstring."""
+    (0: no limit); see the module docstring.
+    """
     ops = FileOperations()
     for entry in entries:
         if entry.get("type") == "branch_summary":
@@ -75,7 +76,8 @@ def prepare_branch_entries(
 @dataclass
 class BranchSummarizer:
     """Offered on the tree preparation as its ``summarizer``; called by the navigation with the
-    final instructions (after every ``session_before_tree`` handler had its say)."""
+    final instructions (after every ``session_before_tree`` handler had its say).
+    """
 
     agent: Any
     ctx: Any
@@ -90,9 +92,9 @@ class BranchSummarizer:
     ) -> dict[str, Any]:
         """``{"summary", "details", "usage"}``, or ``{"aborted": True}``.
 
-        :raises knightcode.llm.summary.SummarizationError: the summary could not be generated
+        :raises knightcode._llm.summary.SummarizationError: the summary could not be generated
         """
-        from knightcode.llm.summary import SummarizationAborted
+        from knightcode._llm.summary import SummarizationAborted
 
         agent = self.agent
         model = agent.model
@@ -100,9 +102,16 @@ class BranchSummarizer:
         messages, ops, _ = prepare_branch_entries(entries, budget)
         if not messages:
             return {"summary": "No content to summarize"}
-        summarizer = Summarizer(model, agent.models, signal or asyncio.Event(), agent.publish,
-                                "branchSummary", None, getattr(agent, "retry", None),
-                                getattr(agent, "thinking_level", None))
+        summarizer = Summarizer(
+            model,
+            agent.models,
+            signal or asyncio.Event(),
+            agent.publish,
+            "branchSummary",
+            None,
+            getattr(agent, "retry", None),
+            getattr(agent, "thinking_level", None),
+        )
         instructions = branch_instructions(custom_instructions, replace_instructions)
         try:
             text = await summarizer.summarize(messages, instructions=instructions)

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knightcode.llm.summary import SummarizationAborted
-from knightcode.session import estimate_context_tokens
+from knightcode._llm.summary import SummarizationAborted
+from knightcode._session import estimate_context_tokens
 
 from .fallback import deterministic_summary
 from .file_ops import compute_file_lists, format_file_operations
@@ -102,8 +102,13 @@ async def run_compaction(
                 "Already compacted" if compacted else "Nothing to compact (session too small)"
             )
         answer = await emit(
-            ctx, "session_before_compact", preparation=prep, branch_entries=path,
-            custom_instructions=custom_instructions, reason=reason, will_retry=will_retry,
+            ctx,
+            "session_before_compact",
+            preparation=prep,
+            branch_entries=path,
+            custom_instructions=custom_instructions,
+            reason=reason,
+            will_retry=will_retry,
             signal=signal,
         )
         if isinstance(answer, Mapping) and answer.get("cancel"):
@@ -122,14 +127,21 @@ async def run_compaction(
             )
         if signal.is_set():
             raise _Cancelled
-        return await _commit(agent, ctx, reason, will_retry, summary, first_kept, details, usage,
-                             from_extension)
+        return await _commit(
+            agent, ctx, reason, will_retry, summary, first_kept, details, usage, from_extension
+        )
     except (_Cancelled, SummarizationAborted):
         return await _failed(agent, ctx, reason, will_retry, from_extension, None)
-    except Exception as error:  # noqa: BLE001 - a failed compaction is reported, never raised
+    except Exception as error:
         text = str(error) or type(error).__name__
-        return await _failed(agent, ctx, reason, will_retry, from_extension,
-                             _FAILURE_PREFIX.get(reason, "Compaction failed: ") + text)
+        return await _failed(
+            agent,
+            ctx,
+            reason,
+            will_retry,
+            from_extension,
+            _FAILURE_PREFIX.get(reason, "Compaction failed: ") + text,
+        )
 
 
 def _supplied(supplied: Mapping[str, Any], path: Sequence[Any]) -> tuple[str, str, Any, Any]:
@@ -146,17 +158,32 @@ def _supplied(supplied: Mapping[str, Any], path: Sequence[Any]) -> tuple[str, st
 
 
 async def _default_summary(
-    agent: Any, ctx: Any, model: Any, prep: CompactionPreparation, signal: Any, reason: str,
-    custom: str | None, allow_fallback: bool,
+    agent: Any,
+    ctx: Any,
+    model: Any,
+    prep: CompactionPreparation,
+    signal: Any,
+    reason: str,
+    custom: str | None,
+    allow_fallback: bool,
 ) -> tuple[str, dict[str, Any], Any]:
-    summarizer = Summarizer(model, agent.models, signal, agent.publish, "compaction", reason,
-                            getattr(agent, "retry", None), getattr(agent, "thinking_level", None))
+    summarizer = Summarizer(
+        model,
+        agent.models,
+        signal,
+        agent.publish,
+        "compaction",
+        reason,
+        getattr(agent, "retry", None),
+        getattr(agent, "thinking_level", None),
+    )
     details: dict[str, Any] = {}
     try:
         history_messages = prep.messages_to_summarize
         if history_messages or not prep.is_split_turn or not prep.turn_prefix_messages:
             text = await summarizer.summarize(
-                history_messages, previous_summary=prep.previous_summary,
+                history_messages,
+                previous_summary=prep.previous_summary,
                 custom_instructions=custom,
             )
         else:  # nothing before the split span: keep what the previous summary said
@@ -176,23 +203,35 @@ async def _default_summary(
         details.update(fallback="deterministic", fallbackReason=reason_text)
         ui = getattr(ctx, "ui", None)
         if ui is not None:
-            ui.notify(f"compaction: the summary was assembled without a model ({reason_text})",
-                      "warning")
+            ui.notify(
+                f"compaction: the summary was assembled without a model ({reason_text})", "warning"
+            )
     read, modified = compute_file_lists(prep.file_ops)
     details = {"readFiles": read, "modifiedFiles": modified, **details}
     return text + format_file_operations(read, modified), details, summarizer.usage
 
 
 async def _commit(
-    agent: Any, ctx: Any, reason: str, will_retry: bool, summary: str, first_kept: str | None,
-    details: Any, usage: Any, from_extension: bool,
+    agent: Any,
+    ctx: Any,
+    reason: str,
+    will_retry: bool,
+    summary: str,
+    first_kept: str | None,
+    details: Any,
+    usage: Any,
+    from_extension: bool,
 ) -> Outcome:
     session = agent.session
     # Measured now, from the context-edited projection: what the compaction actually replaces.
     tokens_before = estimate_context_tokens(session.build_context().messages).tokens
     entry_id = session.append_compaction(
-        summary, first_kept, tokens_before, details=details,
-        from_hook=True if from_extension else None, usage=usage,
+        summary,
+        first_kept,
+        tokens_before,
+        details=details,
+        from_hook=True if from_extension else None,
+        usage=usage,
     )
     first_kept = session.get_entry(entry_id)["firstKeptEntryId"]
     context = session.build_context().messages
@@ -207,10 +246,21 @@ async def _commit(
         result["usage"] = usage
     if details is not None:
         result["details"] = details
-    await emit(ctx, "session_compact", compaction_entry=session.get_entry(entry_id),
-               from_extension=from_extension)
-    agent.publish({"type": "compaction_end", "reason": reason, "result": result,
-                   "aborted": False, "willRetry": will_retry})
+    await emit(
+        ctx,
+        "session_compact",
+        compaction_entry=session.get_entry(entry_id),
+        from_extension=from_extension,
+    )
+    agent.publish(
+        {
+            "type": "compaction_end",
+            "reason": reason,
+            "result": result,
+            "aborted": False,
+            "willRetry": will_retry,
+        }
+    )
     return Outcome(True, result)
 
 
@@ -218,10 +268,21 @@ async def _failed(
     agent: Any, ctx: Any, reason: str, will_retry: bool, from_extension: bool, error: str | None
 ) -> Outcome:
     aborted = error is None
-    await emit(ctx, "session_compact_failed", reason=reason, error_message=error, aborted=aborted,
-               will_retry=will_retry, from_extension=from_extension)
-    event: dict[str, Any] = {"type": "compaction_end", "reason": reason, "aborted": aborted,
-                             "willRetry": False}
+    await emit(
+        ctx,
+        "session_compact_failed",
+        reason=reason,
+        error_message=error,
+        aborted=aborted,
+        will_retry=will_retry,
+        from_extension=from_extension,
+    )
+    event: dict[str, Any] = {
+        "type": "compaction_end",
+        "reason": reason,
+        "aborted": aborted,
+        "willRetry": False,
+    }
     if error is not None:
         event["errorMessage"] = error
     agent.publish(event)

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knightcode.session import estimate_tokens
+from knightcode._session import estimate_tokens
 
 __all__ = ["CutPoint", "find_cut_point", "find_turn_start_index", "find_valid_cut_points"]
 
@@ -69,10 +69,13 @@ def find_valid_cut_points(entries: Sequence[Mapping[str, Any]], start: int, end:
     return points
 
 
-def find_turn_start_index(entries: Sequence[Mapping[str, Any]], entry_index: int, start: int) -> int:
+def find_turn_start_index(
+    entries: Sequence[Mapping[str, Any]], entry_index: int, start: int
+) -> int:
     """The user message (or bash execution, custom message, branch summary) that starts the
     user-message span holding ``entry_index``, searching no further back than ``start``; -1 if
-    there is none."""
+    there is none.
+    """
     for index in range(entry_index, start - 1, -1):
         entry = entries[index]
         kind = entry.get("type")

@@ -32,7 +32,9 @@ def section(summary: str | None, heading: str) -> str | None:
     """The body of ``## heading`` in a markdown summary, or None."""
     if not summary:
         return None
-    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", summary, re.MULTILINE | re.DOTALL)
+    match = re.search(
+        rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", summary, re.MULTILINE | re.DOTALL
+    )
     body = match.group(1).strip() if match else ""
     return body or None
 

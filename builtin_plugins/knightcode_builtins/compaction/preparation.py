@@ -25,14 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from knightcode.session import (
+from knightcode._session import (
     SessionProjection,
     build_session_context,
     estimate_context_tokens,
     estimate_tokens,
     project_path,
 )
-from knightcode.session.messages import (
+from knightcode._session.messages import (
     create_branch_summary_message,
     create_custom_message,
 )
@@ -76,7 +76,8 @@ class CompactionPreparation:
 
 def message_of(entry: Mapping[str, Any]) -> Any:
     """The message an entry contributes to a summary (compactions contribute none: their
-    summary is passed separately as the previous summary)."""
+    summary is passed separately as the previous summary).
+    """
     kind = entry.get("type")
     if kind == "message":
         return entry.get("message")
@@ -146,7 +147,8 @@ def _over_budget_input(entries: Sequence[Any], start: int, cut: CutPoint) -> boo
 
 def prepare_compaction(path: Sequence[Any], settings: Any) -> CompactionPreparation | None:
     """The preparation for compacting the branch ``path`` (root first), or None when there is
-    nothing to compact (the branch ends with a compaction, or nothing can be kept or cut)."""
+    nothing to compact (the branch ends with a compaction, or nothing can be kept or cut).
+    """
     if not path or path[-1].get("type") == "compaction":
         return None
     projection = project_path(path)

@@ -1,5 +1,5 @@
 """The instructions for the summaries this plugin asks for besides the ordinary checkpoint
-(``knightcode.llm.summary`` holds that one and the system prompt), and how pieces are joined.
+(``knightcode._llm.summary`` holds that one and the system prompt), and how pieces are joined.
 
 Every prompt names its markdown sections exactly; the model is asked to answer with nothing else.
 """

@@ -1,7 +1,7 @@
 """What the plugin remembers per agent session, and how it reads the session's settings.
 
 The plugin is a module, loaded once per process, while an embedding program may run several
-:class:`~knightcode.agent.session.AgentSession` objects; state is therefore kept per session in
+:class:`~knightcode._agent.session.AgentSession` objects; state is therefore kept per session in
 a weak mapping, so it disappears with its session.
 """
 

@@ -5,7 +5,7 @@
   ``summarization_retry_attempt_start`` (when the next attempt starts) and
   ``summarization_retry_finished`` (when the retried request finally succeeded or gave up).
 * **Chunking.** When the conversation, the previous summary and the instructions would leave
-  less than :data:`~knightcode.llm.summary.MIN_SUMMARY_TOKENS` of output room in the model's
+  less than :data:`~knightcode._llm.summary.MIN_SUMMARY_TOKENS` of output room in the model's
   window, the conversation is split between messages (a tool result stays with its call) into
   pieces that fit; each piece is folded into the summary of the pieces before it. A single
   message larger than a piece is shortened in the middle. A provider that still reports an
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knightcode import convert_to_llm, serialize_conversation
-from knightcode.llm.summary import (
+from knightcode._llm.summary import (
     MIN_SUMMARY_TOKENS,
     SUMMARIZATION_SYSTEM_PROMPT,
     UPDATE_PROMPT,
@@ -34,7 +34,7 @@ from knightcode.llm.summary import (
     output_budget,
     request_summary,
 )
-from knightcode.session.tokens import estimate_text_tokens
+from knightcode._session.tokens import estimate_text_tokens
 
 __all__ = ["Summarizer", "add_usage", "cap_text", "summary_cap_tokens"]
 
@@ -194,7 +194,8 @@ class Summarizer:
 
     def _piece_tokens(self, custom: str | None, instructions: str | None) -> int:
         """Conversation tokens per piece: the window minus output room, instructions and a
-        running summary of up to the cap (estimate_request_tokens adds 10 %)."""
+        running summary of up to the cap (estimate_request_tokens adds 10 %).
+        """
         # Later pieces carry the (longer) update instructions too: count both, to be safe.
         frame = self._prompt("", None, custom, instructions) + UPDATE_PROMPT
         overhead = estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, frame) + self.cap_tokens
@@ -253,17 +254,22 @@ class Summarizer:
         if getattr(self.retry, "max_delay_ms", 0):
             delay = min(delay, int(self.retry.max_delay_ms))
         response: Any = error.response or {}
-        self.publish({
-            "type": "summarization_retry_scheduled",
-            "attempt": attempt,
-            "maxAttempts": int(self.retry.max_retries),
-            "delayMs": delay,
-            "errorMessage": response.get("errorMessage") or str(error),
-        })
+        self.publish(
+            {
+                "type": "summarization_retry_scheduled",
+                "attempt": attempt,
+                "maxAttempts": int(self.retry.max_retries),
+                "delayMs": delay,
+                "errorMessage": response.get("errorMessage") or str(error),
+            }
+        )
         try:
             await asyncio.wait_for(self.signal.wait(), delay / 1000)
         except TimeoutError:
-            started: dict[str, Any] = {"type": "summarization_retry_attempt_start", "source": self.source}
+            started: dict[str, Any] = {
+                "type": "summarization_retry_attempt_start",
+                "source": self.source,
+            }
             if self.reason is not None:
                 started["reason"] = self.reason
             self.publish(started)

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from knightcode import KnightcodeError
-from knightcode.session import estimate_context_tokens, estimate_tokens
+from knightcode._session import estimate_context_tokens, estimate_tokens
 
 from .compactor import Outcome, run_compaction
 from .state import BREAKER_LIMIT, AgentState, effective_settings, state_of
@@ -58,7 +58,8 @@ def _has_tool_calls(message: Any) -> bool:
 
 def context_tokens(agent: Any, message: Any) -> int | None:
     """The context size that decides a threshold compaction, or None when ``message`` must not
-    trigger one (stale, or an error without a usable usage)."""
+    trigger one (stale, or an error without a usable usage).
+    """
     compacted_at = _latest_compaction_ms(agent.session)
     if compacted_at is not None and int(message.get("timestamp") or 0) <= compacted_at:
         return None
@@ -95,9 +96,15 @@ async def check(trigger: str, message: Any, will_retry: bool, custom: str | None
     if not agent.auto_compaction_enabled or message is None:
         return None
     if trigger == "after_run" and state.recovery_attempted and _failed_again(agent, message):
-        agent.publish({"type": "compaction_end", "reason": "overflow", "aborted": False,
-                       "willRetry": False,
-                       "errorMessage": _RECOVERY_EXHAUSTED[state.recovery_trigger or "overflow"]})
+        agent.publish(
+            {
+                "type": "compaction_end",
+                "reason": "overflow",
+                "aborted": False,
+                "willRetry": False,
+                "errorMessage": _RECOVERY_EXHAUSTED[state.recovery_trigger or "overflow"],
+            }
+        )
         return None
     if message.get("stopReason") == "aborted" and trigger != "before_prompt":
         return None
@@ -118,7 +125,7 @@ async def check(trigger: str, message: Any, will_retry: bool, custom: str | None
 
 def _failed_again(agent: Any, message: Any) -> bool:
     """Whether the run ended with a second overflow or early length stop after recovery."""
-    from knightcode.llm import is_context_overflow
+    from knightcode._llm import is_context_overflow
 
     if message.get("stopReason") == "error":
         return is_context_overflow(message)
@@ -135,7 +142,8 @@ async def recover(
 ) -> Any:
     """Overflow or early ``length`` stop: hide the failed attempt from the model with a
     ``context_edit`` omission, compact, and ask for one retry. A compaction that fails or is
-    cancelled keeps the omission and asks for no retry."""
+    cancelled keeps the omission and asks for no retry.
+    """
     if not agent.auto_compaction_enabled or message is None:
         return None
     model = agent.model
@@ -152,13 +160,16 @@ async def recover(
     session = agent.session
     failed = next((e for e in reversed(session.get_branch()) if e.get("message") is message), None)
     if failed is None:
-        failed = next((e for e in reversed(session.get_branch()) if e.get("message") == message),
-                      None)
+        failed = next(
+            (e for e in reversed(session.get_branch()) if e.get("message") == message), None
+        )
     if failed is not None:
-        session.append_context_edit([{"op": "omit", "targetId": failed["id"]}],
-                                    reason=f"{trigger}_recovery")
-    outcome = await run_compaction(agent, ctx, "overflow", will_retry=will_retry,
-                                   allow_fallback=True)
+        session.append_context_edit(
+            [{"op": "omit", "targetId": failed["id"]}], reason=f"{trigger}_recovery"
+        )
+    outcome = await run_compaction(
+        agent, ctx, "overflow", will_retry=will_retry, allow_fallback=True
+    )
     if outcome.compacted:
         _count_yield(agent, ctx, state, outcome, effective_settings(ctx, agent, model))
         return outcome.verdict(retry=will_retry)

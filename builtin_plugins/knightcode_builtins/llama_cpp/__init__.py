@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from knightcode import ProviderDefinition, hookimpl
 
 if TYPE_CHECKING:
-    from knightcode.llm import (
+    from knightcode._llm import (
         Classification,
         ClassifyRequest,
         Context,
@@ -104,7 +104,8 @@ async def session_start(ctx: Any) -> None:
     """Bring the session's llama.cpp model (if it is one) in step with the router; otherwise,
     when a person can pick models (``ctx.has_ui``), ask the router for its models in the
     background so the picker lists them without delaying start-up. A one-shot ``-p``/JSON run
-    never picks another model, so it does not touch the router at all."""
+    never picks another model, so it does not touch the router at all.
+    """
     from knightcode_builtins.llama_cpp.session_model import refresh_registry, sync_session_model
 
     agent = ctx.extras.get("agent") if isinstance(ctx.extras, dict) else None

@@ -20,7 +20,7 @@ import math
 import string
 from typing import Any
 
-from knightcode.llm import (
+from knightcode._llm import (
     BoolQuestion,
     ChoiceQuestion,
     Classification,
@@ -29,8 +29,7 @@ from knightcode.llm import (
     Model,
     answer_from_probabilities,
 )
-from knightcode.llm.classify import Question
-
+from knightcode._llm.classify import Question
 from knightcode_builtins.llama_cpp.errors import ContextTooSmall
 from knightcode_builtins.llama_cpp.router import RouterClient
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from knightcode.llm import AuthStorage
+from knightcode._llm import AuthStorage
 
 __all__ = [
     "AUTH_TYPE",
@@ -105,7 +105,8 @@ def save_login(agent_dir: Path, url: str, key: str | None) -> Connection:
 
 async def connection_for(ctx: Any) -> Connection:
     """The connection a hook or command should use: through the session's model registry when
-    there is one (so ``--api-key`` counts), else from ``auth.json`` and the environment."""
+    there is one (so ``--api-key`` counts), else from ``auth.json`` and the environment.
+    """
     registry = _registry(ctx)
     if registry is not None and PROVIDER in registry.providers:
         access = await registry.access(PROVIDER)

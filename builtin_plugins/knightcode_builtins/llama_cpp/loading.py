@@ -29,7 +29,8 @@ START_GRACE_SECONDS = 2.0
 
 def load_failure(model: RouterModel, client: RouterClient) -> LoadFailed:
     """The error for a failed load: :class:`CorruptModel` when the file is readable here and
-    broken, else :class:`LoadFailed`."""
+    broken, else :class:`LoadFailed`.
+    """
     if model.path and client.connection.is_local:
         problem = diagnose_gguf(model.path)
         if problem:

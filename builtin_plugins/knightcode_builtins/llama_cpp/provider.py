@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from knightcode.llm import (
+from knightcode._llm import (
     AssistantMessageEvent,
     Classification,
     ClassificationError,
@@ -27,7 +27,6 @@ from knightcode.llm import (
     StreamOptions,
     stream_openai_completions,
 )
-
 from knightcode_builtins.llama_cpp.connection import Connection, resolve_connection
 from knightcode_builtins.llama_cpp.errors import (
     ModelNotFound,

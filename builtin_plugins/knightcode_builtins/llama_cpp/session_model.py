@@ -44,7 +44,8 @@ async def refresh_registry(ctx: Any) -> None:
 async def sync_session_model(ctx: Any, load: bool = True) -> None:
     """Load the session's llama.cpp model if the router would autoload it anyway, then give
     the session the model with the router's context window. Failures are notified, not raised:
-    the prompt that follows reports them again, in its own words."""
+    the prompt that follows reports them again, in its own words.
+    """
     extras = ctx.extras if isinstance(getattr(ctx, "extras", None), dict) else {}
     agent, registry = extras.get("agent"), extras.get("model_registry")
     if agent is None or registry is None or agent.model.provider != PROVIDER:

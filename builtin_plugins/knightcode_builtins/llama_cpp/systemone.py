@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from knightcode.llm import (
+from knightcode._llm import (
     BoolQuestion,
     ChoiceQuestion,
     Classification,
@@ -22,8 +22,7 @@ from knightcode.llm import (
     ScoreQuestion,
     answer_from_probabilities,
 )
-from knightcode.llm.classify import Answer, Question
-
+from knightcode._llm.classify import Answer, Question
 from knightcode_builtins.llama_cpp.errors import RouterError
 from knightcode_builtins.llama_cpp.router import RouterClient
 

@@ -13,6 +13,6 @@ See ``docs/rpc.md`` for the protocol and every command.
 
 from __future__ import annotations
 
-from knightcode.rpc.client import Client, RpcClosedError, RpcError
+from knightcode.rpc._client import Client, RpcClosedError, RpcError
 
 __all__ = ["Client", "RpcClosedError", "RpcError"]

@@ -42,7 +42,7 @@ benchmarks), :func:`raw_reply` (exact bytes). ``delay=`` slows a stream down eve
 
 from __future__ import annotations
 
-from knightcode.testing.replies import (
+from knightcode.testing._replies import (
     Reply,
     ScriptUsage,
     ToolCallSpec,
@@ -57,7 +57,7 @@ from knightcode.testing.replies import (
     tool_call_reply,
     usage,
 )
-from knightcode.testing.server import ScriptedRequest, ScriptedServer
+from knightcode.testing._server import ScriptedRequest, ScriptedServer
 
 __all__ = [
     "Reply",

@@ -1,0 +1,297 @@
+"""Running the tool calls of one assistant message.
+
+By default the calls run in parallel: every ``tool_execution_start`` and pre-flight check (lookup,
+argument validation, the ``tool_call`` hook) happens in call order, then the tools execute
+concurrently, and their results are recorded and emitted in call order. A tool that declares
+``execution_mode="sequential"`` makes the whole batch run one call at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from knightcode._agent.loop_types import EmitFn, LoopConfig, Message
+from knightcode._agent.validation import validate_arguments
+from knightcode._plugins.definitions import ToolDefinition
+
+ABORTED = "Operation aborted"
+
+
+@dataclass
+class Outcome:
+    """A finished (or never started) tool call."""
+
+    call: dict[str, Any]
+    result: dict[str, Any]
+    is_error: bool
+    duration_ms: float | None = None
+
+
+@dataclass
+class Prepared:
+    call: dict[str, Any]
+    tool: ToolDefinition
+    args: dict[str, Any]
+
+
+def error_result(message: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "details": {}}
+
+
+def _message_of(error: BaseException) -> str:
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+async def _prepare(call: dict[str, Any], config: LoopConfig) -> Prepared | Outcome:
+    """Look the tool up, validate the arguments and ask the ``tool_call`` hook."""
+    tool = config.tools.get(call["name"])
+    if tool is None:
+        return Outcome(call, error_result(f"Tool {call['name']} not found"), True)
+    try:
+        raw = call.get("arguments", {})
+        if tool.prepare_arguments is not None:
+            raw = tool.prepare_arguments(raw)
+        args = validate_arguments(tool.name, raw, tool.parameters)
+        if config.before_tool_call is not None:
+            verdict = await config.before_tool_call(call["id"], call["name"], args)
+            if verdict and verdict.get("block"):
+                return Outcome(
+                    call,
+                    error_result(str(verdict.get("reason") or "Tool execution was blocked")),
+                    True,
+                )
+    except Exception as error:
+        return Outcome(call, error_result(_message_of(error)), True)
+    if config.signal.is_set():
+        return Outcome(call, error_result(ABORTED), True)
+    return Prepared(call, tool, args)
+
+
+def _timeout_seconds(args: Mapping[str, Any], default_ms: int | None) -> float | None:
+    """The per-call timer: a numeric ``timeout`` argument (seconds) overrides the default;
+    0 disables it; anything malformed keeps the default.
+    """
+    override = args.get("timeout")
+    if isinstance(override, (int, float)) and not isinstance(override, bool):
+        if override == 0:
+            return None
+        if override > 0:
+            # The tool enforces its own timeout; the loop's timer is a backstop a little later.
+            return float(override) + 5.0
+    return default_ms / 1000 if default_ms else None
+
+
+async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
+    """Run one tool, streaming its partial results, and apply the ``tool_result`` hook."""
+    call = prepared.call
+    updates: list[Any] = []
+    pump: asyncio.Task[None] | None = None
+    accepting = True
+
+    async def drain() -> None:
+        # Emit updates strictly in the order the tool reported them.
+        while updates:
+            partial = updates.pop(0)
+            await emit(
+                {
+                    "type": "tool_execution_update",
+                    "toolCallId": call["id"],
+                    "toolName": call["name"],
+                    "args": call.get("arguments", {}),
+                    "partialResult": partial,
+                }
+            )
+
+    def on_update(partial: Any) -> None:
+        nonlocal pump
+        if not accepting:
+            return
+        updates.append(partial)
+        if pump is None or pump.done():
+            pump = asyncio.ensure_future(drain())
+
+    started = time.monotonic()
+    is_error = False
+    try:
+        running = prepared.tool.execute(
+            call["id"], prepared.args, config.tool_context(call["id"]), on_update
+        )
+        if asyncio.iscoroutine(running) or isinstance(running, asyncio.Future):
+            timeout = _timeout_seconds(prepared.args, config.tool_timeout_ms)
+            try:
+                result = await asyncio.wait_for(running, timeout) if timeout else await running
+            except TimeoutError:
+                result = error_result(
+                    f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it with a longer '
+                    'timeout (a "timeout" argument in seconds) or split the work into smaller steps.'
+                )
+                is_error = True
+        else:
+            result = running
+        if not isinstance(result, dict):
+            result = {"content": [{"type": "text", "text": str(result)}], "details": {}}
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        result = error_result(
+            ABORTED if config.signal.is_set() and not str(error) else _message_of(error)
+        )
+        details = getattr(error, "details", None)
+        if details is not None:
+            result["details"] = details
+        is_error = True
+    duration_ms = (time.monotonic() - started) * 1000
+    accepting = False
+    if pump is not None:
+        await pump
+    if config.after_tool_call is not None:
+        try:
+            patch = await config.after_tool_call(
+                call["id"],
+                call["name"],
+                prepared.args,
+                result.get("content", []),
+                result.get("details"),
+                is_error,
+            )
+        except Exception as error:
+            patch = None
+            result, is_error = error_result(_message_of(error)), True
+        if patch:
+            result = {
+                **result,
+                "content": patch.get("content", result.get("content")),
+                "details": patch.get("details", result.get("details")),
+            }
+            is_error = bool(patch.get("is_error", is_error))
+    return Outcome(call, result, is_error, duration_ms)
+
+
+async def _emit_end(outcome: Outcome, emit: EmitFn) -> None:
+    event: dict[str, Any] = {
+        "type": "tool_execution_end",
+        "toolCallId": outcome.call["id"],
+        "toolName": outcome.call["name"],
+        "result": outcome.result,
+        "isError": outcome.is_error,
+    }
+    if outcome.duration_ms is not None:
+        event["durationMs"] = round(outcome.duration_ms, 3)
+    await emit(event)
+
+
+def result_message(outcome: Outcome) -> Message:
+    """The ``toolResult`` message recorded for a finished call."""
+    message: Message = {
+        "role": "toolResult",
+        "toolCallId": outcome.call["id"],
+        "toolName": outcome.call["name"],
+        "content": outcome.result.get("content") or [],
+        "isError": outcome.is_error,
+        "timestamp": int(time.time() * 1000),
+    }
+    details = outcome.result.get("details")
+    if details is not None:
+        message["details"] = details
+    return message
+
+
+async def _start(call: dict[str, Any], emit: EmitFn) -> None:
+    await emit(
+        {
+            "type": "tool_execution_start",
+            "toolCallId": call["id"],
+            "toolName": call["name"],
+            "args": call.get("arguments", {}),
+        }
+    )
+
+
+async def run_tool_calls(
+    calls: list[dict[str, Any]], config: LoopConfig, emit: EmitFn
+) -> list[Message]:
+    """Run ``calls`` (parallel unless a tool or the config asks otherwise); returns the
+    ``toolResult`` messages in call order, each already emitted as message_start/message_end.
+    """
+    sequential = config.sequential or any(
+        (tool := config.tools.get(call["name"])) is not None and tool.execution_mode == "sequential"
+        for call in calls
+    )
+    outcomes: list[Outcome] = []
+    if sequential:
+        for call in calls:
+            await _start(call, emit)
+            prepared = await _prepare(call, config)
+            outcome = (
+                prepared
+                if isinstance(prepared, Outcome)
+                else await _execute(prepared, config, emit)
+            )
+            await _emit_end(outcome, emit)
+            outcomes.append(outcome)
+            if config.signal.is_set():
+                break
+    else:
+        # Every pre-flight check first, in call order; only then do the tools start (a slow
+        # ``tool_call`` check, e.g. a confirmation, must not let earlier calls run meanwhile).
+        slots: list[Outcome | Prepared] = []
+        for call in calls:
+            await _start(call, emit)
+            prepared = await _prepare(call, config)
+            if isinstance(prepared, Outcome):
+                await _emit_end(prepared, emit)
+            slots.append(prepared)
+            if config.signal.is_set():
+                break
+        running = [
+            slot
+            if isinstance(slot, Outcome)
+            else asyncio.ensure_future(_run_and_end(slot, config, emit))
+            for slot in slots
+        ]
+        for item in running:
+            outcomes.append(item if isinstance(item, Outcome) else await item)
+    messages = []
+    for outcome in outcomes:
+        message = result_message(outcome)
+        await emit({"type": "message_start", "message": message})
+        await emit({"type": "message_end", "message": message})
+        messages.append(message)
+    return messages
+
+
+async def _run_and_end(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
+    if config.signal.is_set():
+        outcome = Outcome(prepared.call, error_result(ABORTED), True)
+    else:
+        outcome = await _execute(prepared, config, emit)
+    await _emit_end(outcome, emit)
+    return outcome
+
+
+async def fail_truncated_calls(calls: list[dict[str, Any]], emit: EmitFn) -> list[Message]:
+    """Tool calls of a response cut off by the output limit may carry truncated arguments:
+    none is run, each gets an error result telling the model to re-issue it.
+    """
+    messages = []
+    for call in calls:
+        await _start(call, emit)
+        outcome = Outcome(
+            call,
+            error_result(
+                f'Tool call "{call["name"]}" was not executed: the response hit the output token limit, so its '
+                "arguments may be truncated. Re-issue the tool call with complete arguments."
+            ),
+            True,
+        )
+        await _emit_end(outcome, emit)
+        message = result_message(outcome)
+        await emit({"type": "message_start", "message": message})
+        await emit({"type": "message_end", "message": message})
+        messages.append(message)
+    return messages

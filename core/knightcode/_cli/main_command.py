@@ -1,0 +1,380 @@
+"""The main command, ``knightcode [OPTIONS] [MESSAGE...]``.
+
+Plugins may add flags, so the command is built after the plugins are loaded: a prescan finds
+``-e``, ``--no-extensions`` and ``--approve``, the host loads, and only then is the full parser
+built — with the plugins' flags in ``--help`` like any other option.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from knightcode._cli.prescan import prescan
+from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._version import __version__
+
+if TYPE_CHECKING:
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+MODES = ("text", "json", "rpc")
+FLAG_PREFIX = "plugin_flag__"
+
+EPILOG = """\b
+Subcommands:
+  knightcode config list [--json]   list plugins and whether they loaded
+  knightcode config enable NAME     re-enable a plugin in the user settings
+  knightcode config disable NAME    disable a plugin, e.g. builtin:llama.cpp
+  knightcode trust [--revoke]       trust this project's .knightcode/ files
+
+\b
+A message that starts with a subcommand's name is sent with '--' first:
+  knightcode -- "config the linter"
+"""
+
+
+@dataclass
+class RunRequest:
+    """Everything the command line asks of a run, validated; the modes consume it."""
+
+    mode: str
+    """``interactive``, ``text`` (print), ``json`` or ``rpc``."""
+    messages: list[str]
+    provider: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+    session: Path | None = None
+    session_dir: Path | None = None
+    no_session: bool = False
+    continue_recent: bool = False
+    resume: bool = False
+    tools: list[str] | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    approve: bool = False
+    extension_paths: list[Path] = field(default_factory=list)
+    no_extensions: bool = False
+    plugin_flags: dict[str, Any] = field(default_factory=dict)
+
+
+def split_model(provider: str | None, model: str | None) -> tuple[str | None, str | None]:
+    """``--model provider/id`` names the provider too, unless ``--provider`` is given (model ids
+    may themselves contain slashes, e.g. ``openrouter`` ids).
+    """
+    if model and provider is None and "/" in model:
+        head, tail = model.split("/", 1)
+        if not head or not tail:
+            raise UsageError(f"--model {model!r}: expected 'provider/model-id' or a model id")
+        return head, tail
+    return provider, model
+
+
+def parse_tools(value: str) -> list[str]:
+    """``--tools read,grep`` -> ``["read", "grep"]``; empty names are a mistake."""
+    names = [name.strip() for name in value.split(",")]
+    if not value.strip() or any(not name for name in names):
+        raise UsageError(
+            f"--tools {value!r}: expected a comma-separated list of tool names, e.g. read,grep,ls"
+        )
+    return names
+
+
+def _check_conflicts(params: dict[str, Any]) -> None:
+    pairs = [
+        ("session", "no_session", "--session", "--no-session"),
+        ("session", "continue_recent", "--session", "--continue"),
+        ("session", "resume", "--session", "--resume"),
+        ("continue_recent", "resume", "--continue", "--resume"),
+        ("no_session", "continue_recent", "--no-session", "--continue"),
+        ("no_session", "resume", "--no-session", "--resume"),
+        ("tools", "no_tools", "--tools", "--no-tools"),
+    ]
+    for left, right, left_flag, right_flag in pairs:
+        if params.get(left) and params.get(right):
+            raise UsageError(f"{left_flag} and {right_flag} cannot be used together")
+
+
+def make_request(params: dict[str, Any]) -> RunRequest:
+    """Validate the parsed options and decide the mode."""
+    _check_conflicts(params)
+    mode = params["mode"]
+    if params["print_mode"]:
+        if mode == "rpc":
+            raise UsageError("--print and --mode rpc cannot be used together")
+        mode = mode or "text"
+    messages = list(params["messages"])
+    if mode is None:
+        mode = "interactive"
+    if mode == "rpc" and messages:
+        raise UsageError(
+            "--mode rpc takes no messages on the command line; send 'prompt' commands on stdin"
+        )
+    provider, model = split_model(params["provider"], params["model"])
+    # Flag names may hold dashes, which click turns into underscores in the parameter name.
+    flags = {
+        key[len(FLAG_PREFIX) :].replace("_", "-"): value
+        for key, value in params.items()
+        if key.startswith(FLAG_PREFIX)
+    }
+    return RunRequest(
+        mode=mode,
+        messages=messages,
+        provider=provider,
+        model=model,
+        thinking=params["thinking"],
+        session=params["session"],
+        session_dir=params["session_dir"],
+        no_session=params["no_session"],
+        continue_recent=params["continue_recent"],
+        resume=params["resume"],
+        tools=parse_tools(params["tools"]) if params["tools"] is not None else None,
+        no_tools=params["no_tools"],
+        no_builtin_tools=params["no_builtin_tools"],
+        system_prompt=params["system_prompt"],
+        append_system_prompt=list(params["append_system_prompt"]),
+        approve=params["approve"],
+        extension_paths=[Path(p).expanduser() for p in params["extension"]],
+        no_extensions=params["no_extensions"],
+        plugin_flags=flags,
+    )
+
+
+def _options() -> list[click.Parameter]:
+    path = click.Path(path_type=Path)
+    return [
+        click.Option(
+            ["--mode"],
+            type=click.Choice(MODES),
+            default=None,
+            help="Output mode: text (print the final answer), json (event stream), rpc (stdin/stdout protocol).",
+        ),
+        click.Option(
+            ["-p", "--print", "print_mode"],
+            is_flag=True,
+            help="Answer the messages, print the final text and exit.",
+        ),
+        click.Option(
+            ["--provider"],
+            metavar="NAME",
+            help="Model provider, e.g. anthropic, openai, llama.cpp.",
+        ),
+        click.Option(["--model"], metavar="ID", help="Model id, or provider/id."),
+        click.Option(
+            ["--thinking"],
+            type=click.Choice(THINKING_LEVELS),
+            help="Thinking level for reasoning models.",
+        ),
+        click.Option(
+            ["--session"], type=path, metavar="PATH", help="Open (or create) this session file."
+        ),
+        click.Option(
+            ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
+        ),
+        click.Option(["--no-session"], is_flag=True, help="Keep nothing on disk for this run."),
+        click.Option(
+            ["-c", "--continue", "continue_recent"],
+            is_flag=True,
+            help="Continue the most recent session in this folder.",
+        ),
+        click.Option(["-r", "--resume"], is_flag=True, help="Pick a session to resume."),
+        click.Option(
+            ["-e", "--extension"],
+            type=path,
+            multiple=True,
+            metavar="PATH",
+            help="Load the extension at PATH (repeatable; also with --no-extensions).",
+        ),
+        click.Option(
+            ["--no-extensions"],
+            is_flag=True,
+            help="Load no discovered extensions or plugin packages (built-ins and -e still load).",
+        ),
+        click.Option(
+            ["--tools"],
+            metavar="LIST",
+            help="Only these tools, comma-separated (e.g. read,grep,ls).",
+        ),
+        click.Option(["--no-tools"], is_flag=True, help="Give the model no tools at all."),
+        click.Option(
+            ["--no-builtin-tools"], is_flag=True, help="Drop the built-in tools; plugin tools stay."
+        ),
+        click.Option(["--system-prompt"], metavar="TEXT", help="Replace the system prompt."),
+        click.Option(
+            ["--append-system-prompt"],
+            metavar="TEXT",
+            multiple=True,
+            help="Add TEXT to the system prompt (repeatable).",
+        ),
+        click.Option(
+            ["--approve"],
+            is_flag=True,
+            help="Trust this project's .knightcode/ files for this run only.",
+        ),
+        click.Option(
+            ["--version"],
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_print_version,
+            help="Show the version and exit.",
+        ),
+        click.Argument(["messages"], nargs=-1, metavar="[MESSAGE]..."),
+    ]
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"knightcode {__version__}")
+        ctx.exit()
+
+
+def _plugin_options(host: PluginHost | None, taken: set[str]) -> list[click.Parameter]:
+    """Click options for the flags plugins registered; a name clash with a built-in option is
+    reported and the plugin's flag skipped.
+    """
+    if host is None:
+        return []
+    options: list[click.Parameter] = []
+    for item in host.registrations.flags:
+        flag = item.definition
+        if flag.name in taken:
+            host.warnings.append(
+                f"{item.owner} registers flag --{flag.name}, which knightcode already has; ignored"
+            )
+            continue
+        dest = FLAG_PREFIX + flag.name.replace("-", "_")
+        help_text = f"{flag.description} [{item.owner}]".strip()
+        if flag.type == "boolean":
+            options.append(
+                click.Option(
+                    [f"--{flag.name}", dest],
+                    is_flag=True,
+                    default=bool(flag.default),
+                    help=help_text,
+                )
+            )
+        else:
+            options.append(
+                click.Option(
+                    [f"--{flag.name}", dest], default=flag.default, metavar="VALUE", help=help_text
+                )
+            )
+    return options
+
+
+def build_command(host: PluginHost | None) -> click.Command:
+    """The main click command, including the plugins' flags."""
+    params = _options()
+    taken = {
+        opt.lstrip("-") for param in params if isinstance(param, click.Option) for opt in param.opts
+    }
+    params += _plugin_options(host, taken)
+    return click.Command(
+        "knightcode",
+        params=params,
+        callback=lambda **values: make_request(values),
+        help="knightcode: a coding agent for your terminal.\n\nStarts an interactive session, or with "
+        "-p / --mode answers MESSAGE and exits. '@file' messages attach files.",
+        epilog=EPILOG,
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    )
+
+
+def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
+    """Plan and load the plugins this command line asks for.
+
+    A configuration error is fatal for a run but only a warning for ``--help``, which must work
+    whatever state the configuration is in.
+    """
+    from knightcode._config.paths import agent_dir
+    from knightcode._plugins.planning import HostOptions, create_plugin_host, make_plan
+
+    scan = prescan(args)
+    options = HostOptions(
+        cwd=Path.cwd(),
+        agent_dir=agent_dir(),
+        extension_paths=tuple(scan.extension_paths),
+        no_extensions=scan.no_extensions,
+        approve=scan.approve,
+    )
+    wants_help = any(arg in ("-h", "--help") for arg in args)
+    try:
+        plan = make_plan(options)
+    except ConfigError as error:
+        if not wants_help:
+            raise
+        warn(str(error))
+        return None, None
+    if plan.errors and not wants_help:
+        raise plan.errors[0]
+    return plan, create_plugin_host(options, plan)
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    print(f"knightcode: warning: {message}", file=sys.stderr)
+
+
+def run_main(args: list[str]) -> int:
+    """Parse ``args`` with the plugins loaded and start the requested mode; returns the exit status."""
+    plan, host = load_plugins(args)
+    command = build_command(host)
+    if host is not None:
+        for message in [*host.warnings, *host.registrations.conflicts]:
+            warn(message)
+        host.warnings.clear()
+    request = command.main(args, prog_name="knightcode", standalone_mode=False)
+    if request is None or isinstance(request, int):
+        return 0  # --help or --version already answered
+    assert plan is not None and host is not None
+    host.flag_values.update(request.plugin_flags)
+    return start(request, host, plan)
+
+
+def read_piped_stdin() -> str | None:
+    """What was piped to stdin, for ``-p`` without a message (None for a terminal or nothing)."""
+    stream = sys.stdin
+    if stream is None or stream.closed or stream.isatty():
+        return None
+    try:
+        text = stream.read()
+    except (OSError, ValueError):
+        return None
+    return text if text.strip() else None
+
+
+def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
+    """Hand the request to its mode."""
+    if request.mode in ("text", "json"):
+        import asyncio
+
+        from knightcode._modes.attachments import split_arguments
+        from knightcode._modes.print_mode import run_print_session
+
+        prompts = split_arguments(list(request.messages), Path.cwd())
+        piped = read_piped_stdin()
+        if piped is not None:
+            # Piped input leads the first message, like a file attached to it.
+            first = prompts.messages[0] if prompts.messages else ""
+            prompts.messages[:1] = [piped + ("\n\n" + first if first else "")]
+        if not prompts.messages:
+            raise UsageError(f"--mode {request.mode} needs a message (or piped input on stdin)")
+        return asyncio.run(run_print_session(request, host, plan, prompts))
+    if request.mode == "rpc":
+        import asyncio
+
+        from knightcode._modes.rpc import run_rpc_session
+
+        return asyncio.run(run_rpc_session(request, host, plan))
+    described = {"interactive": "interactive mode"}.get(request.mode, f"--mode {request.mode}")
+    raise NotAvailableError(
+        f"{described} is not available in knightcode {__version__} yet; use -p or --mode json"
+    )

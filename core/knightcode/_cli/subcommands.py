@@ -1,0 +1,160 @@
+"""``knightcode config …`` and ``knightcode trust``: managing plugins and project trust."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from knightcode._errors import UsageError
+
+if TYPE_CHECKING:
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import HostOptions
+
+
+def _options(approve: bool = False, extensions: tuple[Path, ...] = ()) -> HostOptions:
+    from knightcode._config.paths import agent_dir
+    from knightcode._plugins.planning import HostOptions
+
+    return HostOptions(
+        cwd=Path.cwd(), agent_dir=agent_dir(), approve=approve, extension_paths=extensions
+    )
+
+
+def _load_host(approve: bool, extensions: tuple[Path, ...]) -> PluginHost:
+    from knightcode._plugins.planning import create_plugin_host, make_plan
+
+    options = _options(approve, extensions)
+    plan = make_plan(options)
+    for error in plan.errors:
+        print(f"knightcode: warning: {error}", file=sys.stderr)
+    # Load failures are part of the listing; don't also print them as they happen.
+    return create_plugin_host(options, plan, on_failure=lambda failure: None)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def subcommands() -> None:
+    """Knightcode subcommands."""
+
+
+@subcommands.group()
+def config() -> None:
+    """List plugins and turn them on or off."""
+
+
+@config.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option(
+    "--approve",
+    is_flag=True,
+    help="Include this project's extensions without trusting it permanently.",
+)
+@click.option(
+    "-e",
+    "--extension",
+    "extensions",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Also load the extension at PATH, to check that it loads (repeatable).",
+)
+def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> None:
+    """Every plugin: name, kind, source, whether it is enabled, and why it failed if it did."""
+    host = _load_host(approve, tuple(path.expanduser() for path in extensions))
+    for warning in host.warnings:
+        print(f"knightcode: warning: {warning}", file=sys.stderr)
+    if as_json:
+        json.dump(
+            [record.as_json() for record in host.records], sys.stdout, ensure_ascii=False, indent=2
+        )
+        sys.stdout.write("\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in ("NAME", "KIND", "STATUS", "SOURCE"):
+        table.add_column(column, overflow="fold")
+    for record in host.records:
+        table.add_row(record.name, record.kind.value, record.status.value, record.source)
+        if record.error:
+            table.add_row("", "", "", f"  {record.error}")
+    console = Console(highlight=False, soft_wrap=False)
+    if not host.records:
+        console.print("no plugins found")
+        return
+    console.print(table)
+
+
+def _resolve_name(name: str) -> str:
+    """Accept ``llama.cpp`` for ``builtin:llama.cpp``; refuse names that match nothing."""
+    from knightcode._plugins.discovery import KNOWN_BUILTINS, matches_block
+    from knightcode._plugins.planning import make_plan
+
+    plan = make_plan(_options(approve=True))
+    if any(matches_block(candidate, name) for candidate in plan.found):
+        return name
+    if name.removeprefix("builtin:") in KNOWN_BUILTINS:
+        return name if name.startswith("builtin:") else f"builtin:{name}"
+    if any(candidate.name == f"plugin:{name}" for candidate in plan.found):
+        return f"plugin:{name}"
+    raise UsageError(f"unknown plugin {name!r}; 'knightcode config list' shows the names")
+
+
+def _toggle(name: str, enabled: bool) -> None:
+    from knightcode._config.edit_settings import set_plugin_enabled
+    from knightcode._config.paths import agent_dir
+
+    resolved = _resolve_name(name)
+    settings_path = agent_dir() / "settings.json"
+    changed = set_plugin_enabled(settings_path, resolved, enabled)
+    verb = "enabled" if enabled else "disabled"
+    if changed:
+        click.echo(f"{verb} {resolved} (in {settings_path})")
+    else:
+        click.echo(f"{resolved} was already {verb} in {settings_path}")
+
+
+@config.command("enable")
+@click.argument("name")
+def config_enable(name: str) -> None:
+    """Remove the '-NAME' entry that disables plugin NAME from the user settings."""
+    _toggle(name, True)
+
+
+@config.command("disable")
+@click.argument("name")
+def config_disable(name: str) -> None:
+    """Disable plugin NAME (e.g. builtin:llama.cpp) in the user settings; it is never imported."""
+    _toggle(name, False)
+
+
+@subcommands.command("trust")
+@click.option("--revoke", is_flag=True, help="Stop trusting this project.")
+def trust(revoke: bool) -> None:
+    """Trust this project's .knightcode/ settings, extensions and prompts.
+
+    Trust covers the files as they are now: when any of them changes, knightcode ignores them
+    again until you run 'knightcode trust' once more.
+    """
+    from knightcode._config.paths import agent_dir, project_config_dir
+    from knightcode._config.trust import TrustStore, fingerprint
+
+    cwd = Path.cwd()
+    store = TrustStore(agent_dir())
+    if revoke:
+        if store.revoke(cwd):
+            click.echo(f"no longer trusting {cwd}")
+        else:
+            click.echo(f"{cwd} was not trusted")
+        return
+    files = sorted(fingerprint(project_config_dir(cwd)))
+    store.trust(cwd)
+    if files:
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        click.echo(f"trusted {cwd} ({len(files)} file(s): {shown})")
+    else:
+        click.echo(f"trusted {cwd} (it has no .knightcode settings, extensions or prompts yet)")

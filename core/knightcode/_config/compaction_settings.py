@@ -1,0 +1,122 @@
+"""The compaction budgets in force for one model (``compaction`` plus ``modelOverrides``).
+
+Resolution, per ``spec/compaction.md`` "Per-model overrides":
+
+* the override key is the exact, case-sensitive ``provider/modelId`` (model ids may contain
+  slashes, so the key is built, never split);
+* ``reserveTokens`` and ``keepRecentTokens`` each fall back on their own: matching override →
+  ordinary ``compaction`` value → built-in default;
+* only *omitted* values fall back. An invalid ordinary value is an error even when the override
+  supplies a valid one, and an invalid value in the matching override is an error too; values in
+  overrides of other models are not looked at;
+* every override entry must be an object, whichever model is active;
+* ``enabled`` is global: an override that sets it is rejected rather than silently ignored.
+
+Works on the raw merged JSON so it needs no pydantic and is judged by the same checks as the
+settings model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from knightcode._config.values import (
+    InvalidSetting,
+    check_bool,
+    check_non_negative_int,
+    check_object,
+)
+
+DEFAULT_RESERVE_TOKENS = 16384
+DEFAULT_KEEP_RECENT_TOKENS = 20000
+
+_BUDGETS = ("reserveTokens", "keepRecentTokens")
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    """Compaction settings resolved for one model.
+
+    :param enabled: whether automatic compaction runs (global, never per model)
+    :param reserve_tokens: tokens kept free below the context window; compaction starts when the
+        context grows past ``window - reserve_tokens``
+    :param keep_recent_tokens: recent tokens kept verbatim after a compaction
+    """
+
+    enabled: bool = True
+    reserve_tokens: int = DEFAULT_RESERVE_TOKENS
+    keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
+
+
+def _checked(value: Any, check: Callable[[Any], str | None], key_parts: tuple[str, ...]) -> Any:
+    """``value`` if ``check`` accepts it, else :class:`InvalidSetting` at ``key_parts``."""
+    problem = check(value)
+    if problem is not None:
+        raise InvalidSetting(key_parts, problem)
+    return value
+
+
+def resolve_compaction(
+    section: Any, provider: str | None, model_id: str | None
+) -> CompactionSettings:
+    """The compaction settings for ``provider/model_id`` from the merged ``compaction`` value.
+
+    :param section: the merged ``compaction`` value (None when no file sets it)
+    :param provider: the active model's provider; with ``model_id`` None, overrides are skipped
+    :param model_id: the active model's id
+    :raises InvalidSetting: a bad ordinary value, a non-object override entry, or a bad value in
+        the matching override, with the JSON key path of the culprit
+    """
+    if section is None:
+        return CompactionSettings()
+    section = _checked(section, check_object, ("compaction",))
+
+    enabled = True
+    if "enabled" in section:
+        enabled = _checked(section["enabled"], check_bool, ("compaction", "enabled"))
+    # Ordinary values are validated whether or not an override shadows them: a typo in the
+    # shared budget must not hide until the user switches model.
+    resolved: dict[str, int] = {
+        "reserveTokens": DEFAULT_RESERVE_TOKENS,
+        "keepRecentTokens": DEFAULT_KEEP_RECENT_TOKENS,
+    }
+    for key in _BUDGETS:
+        if key in section:
+            resolved[key] = _checked(section[key], check_non_negative_int, ("compaction", key))
+
+    override = _matching_override(section, provider, model_id)
+    if override is not None:
+        name, entry = override
+        where = ("compaction", "modelOverrides", name)
+        if "enabled" in entry:
+            raise InvalidSetting(
+                (*where, "enabled"),
+                "enabled is not model-specific; set compaction.enabled instead",
+            )
+        for key in _BUDGETS:
+            if key in entry:
+                resolved[key] = _checked(entry[key], check_non_negative_int, (*where, key))
+
+    return CompactionSettings(
+        enabled=enabled,
+        reserve_tokens=resolved["reserveTokens"],
+        keep_recent_tokens=resolved["keepRecentTokens"],
+    )
+
+
+def _matching_override(
+    section: Mapping[str, Any], provider: str | None, model_id: str | None
+) -> tuple[str, Mapping[str, Any]] | None:
+    """The override entry of the active model after checking that every entry is an object."""
+    if "modelOverrides" not in section:
+        return None
+    overrides = _checked(section["modelOverrides"], check_object, ("compaction", "modelOverrides"))
+    for name, entry in overrides.items():
+        _checked(entry, check_object, ("compaction", "modelOverrides", name))
+    if provider is None or model_id is None:
+        return None
+    name = f"{provider}/{model_id}"
+    entry = overrides.get(name)
+    return None if entry is None else (name, entry)

@@ -1,0 +1,224 @@
+"""Project trust: whether the files in a project's ``.knightcode/`` may be used.
+
+A project's ``.knightcode/`` can run code (extensions) and steer the model (settings, SYSTEM.md,
+skills), so none of it is read until the user trusts the project — except ``sessionDir``, which is
+needed to find sessions. Trust is recorded in ``<agent-dir>/trust.json`` per project directory,
+with a fingerprint of the trust-relevant files; when any of them is added, removed or modified the
+trust is withdrawn until the user looks again (someone else's commit must not inherit it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from knightcode._config.jsonfile import read_json_object, write_json_atomic
+from knightcode._config.paths import project_config_dir
+from knightcode._config.values import check_choice
+from knightcode._errors import ConfigError, SettingsError
+
+TRUST_FILENAME = "trust.json"
+TRUST_FILES = ("settings.json", "mcp.json", "SYSTEM.md", "APPEND_SYSTEM.md")
+"""Files directly in ``.knightcode/`` that change behaviour."""
+TRUST_DIRS = ("extensions", "prompts", "skills", "themes")
+"""Directories of ``.knightcode/`` whose every file (recursively) changes behaviour."""
+
+TrustState = Literal["none", "trusted", "untrusted", "changed"]
+
+
+def _digest(path: Path) -> str | None:
+    """sha256 of a file's contents, or None when there is no readable file at ``path``.
+
+    A symlinked file is hashed by its target's contents: that is what gets loaded.
+    """
+    hasher = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 16), b""):
+                hasher.update(block)
+    except OSError:
+        # Missing, a directory, unreadable: left out rather than guessed at. If it becomes a
+        # readable file later it shows up as "added", which withdraws trust.
+        return None
+    return hasher.hexdigest()
+
+
+def _tree_entries(config_dir: Path, name: str) -> Iterator[Path]:
+    """Every file under ``config_dir/name``, recursively, without Python bytecode.
+
+    Symlinked directories are followed: an extension folder linked to elsewhere in the repository
+    runs that code, so an edit there must withdraw trust like an edit here. Each real directory is
+    walked once, so a link cycle cannot loop.
+    """
+    tree = config_dir / name
+    if not tree.is_dir():
+        yield tree
+        return
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(tree, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        here = Path(dirpath)
+        # Importing an extension writes __pycache__; that must not withdraw trust.
+        dirnames[:] = sorted(entry for entry in dirnames if entry != "__pycache__")
+        yield from (here / entry for entry in sorted(filenames) if not entry.endswith(".pyc"))
+
+
+def fingerprint(project_config_dir: Path) -> dict[str, str]:
+    """sha256 of each trust-relevant file of a ``.knightcode/`` directory.
+
+    :returns: posix path relative to ``project_config_dir`` → hex digest, sorted by path; empty
+        when the directory holds nothing that needs trust
+    """
+    paths = [project_config_dir / name for name in TRUST_FILES]
+    for name in TRUST_DIRS:
+        paths.extend(_tree_entries(project_config_dir, name))
+    prints: dict[str, str] = {}
+    for path in paths:
+        digest = _digest(path)
+        if digest is not None:
+            prints[path.relative_to(project_config_dir).as_posix()] = digest
+    return dict(sorted(prints.items()))
+
+
+def _changes(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """What differs between two fingerprints, as sorted ``"<path> (added|removed|modified)"``."""
+    changed = [f"{name} (added)" for name in current.keys() - recorded.keys()]
+    changed += [f"{name} (removed)" for name in recorded.keys() - current.keys()]
+    changed += [
+        f"{name} (modified)"
+        for name in current.keys() & recorded.keys()
+        if current[name] != recorded[name]
+    ]
+    return sorted(changed)
+
+
+@dataclass
+class TrustStatus:
+    """Where a project stands.
+
+    :param state: ``"none"`` — nothing in ``.knightcode/`` needs trust; ``"trusted"``;
+        ``"untrusted"`` — never trusted; ``"changed"`` — trusted, but files were added, removed
+        or modified since
+    :param changed: for ``"changed"``, the differences, sorted, e.g. ``"settings.json (modified)"``
+    """
+
+    state: TrustState
+    changed: list[str] = field(default_factory=list)
+
+
+class TrustStore:
+    """The trust decisions recorded in ``<agent-dir>/trust.json``."""
+
+    def __init__(self, agent_dir: Path) -> None:
+        self.path = agent_dir / TRUST_FILENAME
+
+    @staticmethod
+    def _key(cwd: Path) -> str:
+        return str(cwd.resolve())
+
+    def _read(self) -> dict[str, Any]:
+        data = read_json_object(self.path) or {}
+        projects = data.get("projects", {})
+        if not isinstance(projects, dict):
+            raise ConfigError(f'{self.path}: "projects" must be a JSON object')
+        return projects
+
+    def _recorded(self, cwd: Path) -> dict[str, str] | None:
+        entry = self._read().get(self._key(cwd))
+        files = entry.get("files") if isinstance(entry, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+            return None  # a damaged record trusts nothing
+        return files
+
+    def status(self, cwd: Path) -> TrustStatus:
+        """The trust state of the project in ``cwd``."""
+        current = fingerprint(project_config_dir(cwd))
+        if not current:
+            return TrustStatus("none")
+        recorded = self._recorded(cwd)
+        if recorded is None:
+            return TrustStatus("untrusted")
+        changed = _changes(recorded, current)
+        return TrustStatus("changed", changed) if changed else TrustStatus("trusted")
+
+    def trust(self, cwd: Path) -> None:
+        """Record trust in the project's current ``.knightcode/`` files."""
+        projects = self._read()
+        projects[self._key(cwd)] = {
+            "trustedAt": datetime.now(UTC).isoformat(timespec="seconds"),
+            "files": fingerprint(project_config_dir(cwd)),
+        }
+        self._write(projects)
+
+    def revoke(self, cwd: Path) -> bool:
+        """Forget the project's trust; False when it was not recorded."""
+        projects = self._read()
+        if projects.pop(self._key(cwd), None) is None:
+            return False
+        self._write(projects)
+        return True
+
+    def _write(self, projects: dict[str, Any]) -> None:
+        # 0600: the file lists the user's projects, which is nobody else's business.
+        write_json_atomic(self.path, {"version": 1, "projects": projects}, mode=0o600)
+
+
+@dataclass
+class TrustDecision:
+    """Whether this run uses the project's ``.knightcode/``.
+
+    :param trusted: read project settings, extensions, SYSTEM.md …
+    :param status: the recorded state behind the decision
+    :param notice: one line for the user when project configuration is being ignored
+    """
+
+    trusted: bool
+    status: TrustStatus
+    notice: str | None = None
+
+
+def _default_trust(agent_dir: Path) -> str:
+    """``defaultProjectTrust`` from the *global* settings: a project cannot vouch for itself."""
+    path = agent_dir / "settings.json"
+    value = (read_json_object(path) or {}).get("defaultProjectTrust", "ask")
+    problem = check_choice(value, ("ask", "always", "never"))
+    if problem is not None:
+        raise SettingsError(str(path), "defaultProjectTrust", problem)
+    return str(value)
+
+
+def resolve_trust(agent_dir: Path, cwd: Path, *, approve: bool) -> TrustDecision:
+    """Decide whether to trust the project in ``cwd`` for this run.
+
+    Trusted when the recorded fingerprint still matches, when ``approve`` is set (``--approve``:
+    this run only, nothing recorded) or when the global ``defaultProjectTrust`` is ``"always"``.
+    ``"ask"`` and ``"never"`` both mean not trusted here: there is no prompt in this path.
+    """
+    status = TrustStore(agent_dir).status(cwd)
+    if status.state == "trusted":
+        return TrustDecision(True, status)
+    if status.state == "none" or approve:
+        return TrustDecision(approve, status)
+    if _default_trust(agent_dir) == "always":
+        return TrustDecision(True, status)
+    config_dir = project_config_dir(cwd)
+    if status.state == "changed":
+        notice = (
+            f"project trust withdrawn: .knightcode files changed since you trusted them "
+            f"({', '.join(status.changed)}); run 'knightcode trust' to trust them again"
+        )
+    else:
+        notice = (
+            f"project settings in {config_dir} are not trusted and were ignored; "
+            f"run 'knightcode trust' to use them"
+        )
+    return TrustDecision(False, status, notice)

@@ -1,0 +1,125 @@
+"""Checks for individual setting values, shared by the pydantic models and the raw readers.
+
+Each ``check_*`` function returns None for a good value or the problem text a person reads
+(``expected a non-negative integer, got -1``). The same functions back the pydantic models in
+:mod:`knightcode._config.settings` and the pydantic-free readers on start-up paths
+(``extensions``, ``sessionDir``, compaction budgets), so a value is judged, and worded, the same
+way wherever it is read. Nothing here imports pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a JavaScript reader of the same file represents exactly."""
+
+_DESCRIBE_LIMIT = 60
+
+
+class InvalidSetting(Exception):
+    """A bad value found while reading raw settings data, before the file is known.
+
+    :class:`knightcode._config.loading.Settings` turns it into a
+    :class:`knightcode._errors.SettingsError` naming the file that supplied the value.
+
+    :param key_parts: the JSON key path of the value (strings, or ints for list positions)
+    :param problem: what is wrong with it
+    """
+
+    def __init__(self, key_parts: Sequence[str | int], problem: str) -> None:
+        self.key_parts = tuple(key_parts)
+        self.problem = problem
+        super().__init__(f"{format_key(self.key_parts)}: {problem}")
+
+
+def format_key(parts: Sequence[str | int]) -> str:
+    """The dotted key a user reads: ``retry.maxRetries``; list positions as ``extensions[1]``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+def describe(value: Any) -> str:
+    """A value as it would appear in the JSON file, shortened for an error message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _DESCRIBE_LIMIT else text[: _DESCRIBE_LIMIT - 1] + "…"
+
+
+def _is_int(value: Any) -> bool:
+    # bool is a subclass of int; `true` is not a number in a settings file.
+    return type(value) is int
+
+
+def check_non_negative_int(value: Any) -> str | None:
+    """A token count, retry count or delay: an integer from 0 to 2**53-1 (no floats, no strings)."""
+    if not _is_int(value) or value < 0:
+        return f"expected a non-negative integer, got {describe(value)}"
+    if value > MAX_SAFE_INTEGER:
+        return f"expected a non-negative integer no larger than {MAX_SAFE_INTEGER}, got {value}"
+    return None
+
+
+def check_int_range(value: Any, low: int, high: int) -> str | None:
+    """An integer between ``low`` and ``high`` inclusive."""
+    if not _is_int(value) or not low <= value <= high:
+        return f"expected an integer from {low} to {high}, got {describe(value)}"
+    return None
+
+
+def check_bool(value: Any) -> str | None:
+    """A JSON boolean."""
+    return None if isinstance(value, bool) else f"expected true or false, got {describe(value)}"
+
+
+def check_str(value: Any) -> str | None:
+    """A JSON string."""
+    return None if isinstance(value, str) else f"expected a string, got {describe(value)}"
+
+
+def check_object(value: Any) -> str | None:
+    """A JSON object."""
+    return None if isinstance(value, dict) else f"expected an object, got {describe(value)}"
+
+
+def check_choice(value: Any, choices: Sequence[str]) -> str | None:
+    """One of a fixed set of strings."""
+    if isinstance(value, str) and value in choices:
+        return None
+    listed = ", ".join(f'"{choice}"' for choice in choices)
+    return f"expected one of {listed}, got {describe(value)}"
+
+
+def check_str_list(value: Any) -> str | None:
+    """A JSON array of strings; the message points at the first item that is not one."""
+    if not isinstance(value, list):
+        return f"expected a list of strings, got {describe(value)}"
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            return f"expected a list of strings, but item {index} is {describe(item)}"
+    return None
+
+
+def check_packages(value: Any) -> str | None:
+    """``packages``: a list whose items are source strings or objects with a ``source`` string."""
+    if not isinstance(value, list):
+        return f"expected a list of package sources, got {describe(value)}"
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            continue
+        if isinstance(item, dict) and isinstance(item.get("source"), str):
+            continue
+        return (
+            f'expected a package source string or an object with a "source" string, '
+            f"but item {index} is {describe(item)}"
+        )
+    return None

@@ -1,0 +1,214 @@
+"""Building an Anthropic messages request body from a provider-neutral context.
+
+Thinking blocks keep their signature in ``thinkingSignature`` (the reference's field) and go back
+to the API exactly as received; redacted thinking is stored as a thinking block with
+``redacted: true`` and its opaque data in ``thinkingSignature``. Prompt caching marks the system
+prompt and the last user block with ``cache_control`` unless the request asks for
+``cache_retention="none"`` (summarisation requests, whose prompt is never reused).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from knightcode._llm.transform import prepare_messages
+from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._session.messages import AssistantMessage, ToolResultMessage, UserMessage
+
+__all__ = ["build_anthropic_body", "thinking_enabled"]
+
+DEFAULT_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+_EFFORT = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "max",
+    "max": "max",
+}
+_BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+_MAX_TOKENS_DEFAULT_CAP = 32000
+
+
+def _normalize_id(tool_id: str) -> str:
+    # Anthropic requires ^[a-zA-Z0-9_-]+$ and at most 64 characters; other APIs' ids may not be.
+    return _BAD_ID_CHARS.sub("_", tool_id)[:64]
+
+
+def _adaptive(model: Model) -> bool:
+    # Opus 4.6 and later decide how much to think; older models take a token budget.
+    return "opus-4-6" in model.id or "opus-4.6" in model.id
+
+
+def thinking_enabled(model: Model, options: StreamOptions) -> bool:
+    """Whether this request asks the model to think."""
+    return bool(model.reasoning and options.reasoning and options.reasoning != "off")
+
+
+def _image(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]},
+    }
+
+
+def _user(message: UserMessage, images: bool) -> dict[str, Any] | None:
+    content = message["content"]
+    if isinstance(content, str):
+        return {"role": "user", "content": content} if content.strip() else None
+    blocks: list[dict[str, Any]] = []
+    for block in content:
+        if block["type"] == "text":
+            if block["text"].strip():
+                blocks.append({"type": "text", "text": block["text"]})
+        elif block["type"] == "image" and images:
+            blocks.append(_image(cast(dict[str, Any], block)))
+    return {"role": "user", "content": blocks} if blocks else None
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+    blocks: list[dict[str, Any]] = []
+    for block in message["content"]:
+        if block["type"] == "text":
+            if block["text"].strip():
+                blocks.append({"type": "text", "text": block["text"]})
+        elif block["type"] == "thinking":
+            thinking = cast(dict[str, Any], block)
+            signature = thinking.get("thinkingSignature") or ""
+            if thinking.get("redacted"):
+                if signature:
+                    blocks.append({"type": "redacted_thinking", "data": signature})
+            elif not block["thinking"].strip():
+                continue
+            elif signature.strip():
+                blocks.append(
+                    {"type": "thinking", "thinking": block["thinking"], "signature": signature}
+                )
+            else:
+                # No signature (an aborted stream): plain text, without tags the model
+                # might imitate.
+                blocks.append({"type": "text", "text": block["thinking"]})
+        elif block["type"] == "toolCall":
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "input": block["arguments"],
+                }
+            )
+    return {"role": "assistant", "content": blocks} if blocks else None
+
+
+def _tool_result(message: ToolResultMessage, images: bool) -> dict[str, Any]:
+    blocks = message["content"]
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": message["toolCallId"],
+        "is_error": message["isError"],
+    }
+    if not any(b["type"] == "image" for b in blocks) or not images:
+        result["content"] = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+        return result
+    content: list[dict[str, Any]] = []
+    for block in blocks:
+        if block["type"] == "text":
+            content.append({"type": "text", "text": block["text"]})
+        else:
+            content.append(_image(cast(dict[str, Any], block)))
+    if not any(b["type"] == "text" for b in content):
+        content.insert(0, {"type": "text", "text": "(see attached image)"})
+    result["content"] = content
+    return result
+
+
+def convert_messages(
+    model: Model, context: Context, cache_control: dict[str, str] | None
+) -> list[dict[str, Any]]:
+    """The ``messages`` array; consecutive tool results share one user message."""
+    out: list[dict[str, Any]] = []
+    images = "image" in model.input
+    for message in prepare_messages(context.messages, model, _normalize_id):
+        if message["role"] == "user":
+            user = _user(message, images)
+            if user is not None:
+                out.append(user)
+        elif message["role"] == "assistant":
+            assistant = _assistant(message)
+            if assistant is not None:
+                out.append(assistant)
+        elif message["role"] == "toolResult":
+            block = _tool_result(message, images)
+            last = out[-1] if out else None
+            if (
+                last is not None
+                and last["role"] == "user"
+                and isinstance(last["content"], list)
+                and last["content"]
+                and last["content"][-1].get("type") == "tool_result"
+            ):
+                last["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+    if cache_control and out and out[-1]["role"] == "user":
+        last = out[-1]
+        if isinstance(last["content"], str):
+            last["content"] = [
+                {"type": "text", "text": last["content"], "cache_control": cache_control}
+            ]
+        elif last["content"]:
+            last["content"][-1]["cache_control"] = cache_control
+    return out
+
+
+def _thinking(model: Model, options: StreamOptions, max_tokens: int, body: dict[str, Any]) -> int:
+    """Add the thinking parameters; returns the (possibly raised) max_tokens."""
+    level = str(options.reasoning)
+    if _adaptive(model):
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": _EFFORT.get(level, "high")}
+        return max_tokens
+    budgets = {**DEFAULT_THINKING_BUDGETS, **(options.thinking_budgets or {})}
+    budget = budgets.get(level, budgets["high"])
+    # The budget counts against max_tokens: make room for it, within the model's limit.
+    max_tokens = min(max_tokens + budget, model.max_tokens)
+    if max_tokens <= budget:
+        budget = max(1024, max_tokens - 1024)
+    body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    return max_tokens
+
+
+def build_anthropic_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The streaming messages request body."""
+    cache_control: dict[str, str] | None = None
+    if options.cache_retention != "none":
+        cache_control = {"type": "ephemeral"}
+        if options.cache_retention == "long" and "api.anthropic.com" in model.base_url:
+            cache_control["ttl"] = "1h"
+    max_tokens = options.max_tokens or min(model.max_tokens, _MAX_TOKENS_DEFAULT_CAP)
+    body: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(model, context, cache_control),
+        "max_tokens": max_tokens,
+        "stream": True,
+    }
+    if context.system_prompt:
+        system: dict[str, Any] = {"type": "text", "text": context.system_prompt}
+        if cache_control:
+            system["cache_control"] = cache_control
+        body["system"] = [system]
+    if context.tools:
+        body["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": {"type": "object", **tool.parameters},
+            }
+            for tool in context.tools
+        ]
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if thinking_enabled(model, options):
+        body["max_tokens"] = _thinking(model, options, max_tokens, body)
+    return body

@@ -1,0 +1,213 @@
+"""Building an OpenAI chat-completions request body from a provider-neutral context.
+
+Endpoints that speak "OpenAI-compatible" differ in small ways; the differences are switches in
+``model.compat`` (the same names as the reference's models.json ``compat``), with defaults guessed
+from the base URL:
+
+* ``maxTokensField``: ``"max_completion_tokens"`` for api.openai.com (its reasoning models reject
+  ``max_tokens``), ``"max_tokens"`` elsewhere (llama.cpp, vLLM, Groq, Mistral … all accept it);
+* ``supportsDeveloperRole``: send the system prompt as ``developer`` to OpenAI reasoning models;
+* ``supportsReasoningEffort`` / ``thinkingFormat``: how a thinking level is requested
+  (``reasoning_effort``, or OpenRouter's ``reasoning: {effort}``);
+* ``supportsUsageInStreaming``: ask for ``stream_options.include_usage``;
+* ``supportsStore``: send ``store: false`` (OpenAI keeps completions otherwise);
+* ``requiresToolResultName`` / ``requiresMistralToolIds``: Mistral's rules for tool messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, cast
+
+from knightcode._llm.transform import is_same_model, prepare_messages
+from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._session.messages import AssistantMessage, ToolResultMessage, UserMessage
+
+__all__ = ["build_openai_body", "resolve_compat"]
+
+_EFFORT = {
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+    "max": "high",
+}
+_NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+
+
+def resolve_compat(model: Model) -> dict[str, Any]:
+    """The compatibility switches of ``model``: explicit ``compat`` over URL-based defaults."""
+    url = model.base_url
+    is_openai = "api.openai.com" in url
+    is_mistral = "mistral.ai" in url
+    compat: dict[str, Any] = {
+        "maxTokensField": "max_completion_tokens" if is_openai else "max_tokens",
+        "supportsDeveloperRole": is_openai,
+        "supportsReasoningEffort": "api.x.ai" not in url,
+        "supportsUsageInStreaming": True,
+        "supportsStore": is_openai,
+        "thinkingFormat": "openrouter" if "openrouter.ai" in url else "openai",
+        "requiresToolResultName": is_mistral,
+        "requiresMistralToolIds": is_mistral,
+    }
+    compat.update(model.compat)
+    return compat
+
+
+def _mistral_id(tool_id: str) -> str:
+    # Mistral accepts only ids of exactly 9 letters and digits; pad deterministically so a
+    # call and its result still match.
+    cleaned = _NON_ALNUM.sub("", tool_id)
+    return (cleaned + "ABCDEFGHI")[:9]
+
+
+def _image_url(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"},
+    }
+
+
+def _user(message: UserMessage, images: bool) -> dict[str, Any] | None:
+    content = message["content"]
+    if isinstance(content, str):
+        return {"role": "user", "content": content}
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if block["type"] == "text":
+            parts.append({"type": "text", "text": block["text"]})
+        elif block["type"] == "image" and images:
+            parts.append(_image_url(cast(dict[str, Any], block)))
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _assistant(
+    message: AssistantMessage, model: Model, compat: dict[str, Any]
+) -> dict[str, Any] | None:
+    texts: list[str] = []
+    reasoning: dict[str, list[str]] = {}
+    calls: list[dict[str, Any]] = []
+    same = is_same_model(message, model)
+    for block in message["content"]:
+        if block["type"] == "text":
+            if block["text"]:
+                texts.append(block["text"])
+        elif block["type"] == "thinking":
+            # Thinking is sent back only to the model that produced it, in the field it came in
+            # (llama.cpp serving gpt-oss needs its reasoning_content to continue a tool call).
+            field = cast(dict[str, Any], block).get("thinkingSignature")
+            if same and field in ("reasoning_content", "reasoning"):
+                reasoning.setdefault(field, []).append(block["thinking"])
+        elif block["type"] == "toolCall":
+            call_id = _mistral_id(block["id"]) if compat["requiresMistralToolIds"] else block["id"]
+            calls.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {
+                        "name": block["name"],
+                        "arguments": json.dumps(block["arguments"], ensure_ascii=False),
+                    },
+                }
+            )
+    if not texts and not calls:
+        return None  # an empty assistant message is rejected by most servers
+    # A plain string is what every OpenAI-compatible server accepts for assistant content.
+    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    for field, chunks in reasoning.items():
+        out[field] = "\n".join(chunks)
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _tool_results(
+    message: ToolResultMessage, images: bool, compat: dict[str, Any]
+) -> list[dict[str, Any]]:
+    text = "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+    image_blocks = [cast(dict[str, Any], b) for b in message["content"] if b["type"] == "image"]
+    if not text and image_blocks:
+        text = (
+            "(see attached image)"
+            if images
+            else "(image omitted: this model does not accept images)"
+        )
+    call_id = message["toolCallId"]
+    tool: dict[str, Any] = {
+        "role": "tool",
+        "content": text,
+        "tool_call_id": _mistral_id(call_id) if compat["requiresMistralToolIds"] else call_id,
+    }
+    if compat["requiresToolResultName"]:
+        tool["name"] = message["toolName"]
+    out = [tool]
+    if image_blocks and images:
+        # Tool messages cannot carry images; the reference follows up with a user message.
+        parts: list[dict[str, Any]] = [
+            {"type": "text", "text": "Attached image(s) from tool result:"}
+        ]
+        parts.extend(_image_url(block) for block in image_blocks)
+        out.append({"role": "user", "content": parts})
+    return out
+
+
+def convert_messages(
+    model: Model, context: Context, compat: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The ``messages`` array for ``context``."""
+    out: list[dict[str, Any]] = []
+    if context.system_prompt:
+        role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
+        out.append({"role": role, "content": context.system_prompt})
+    images = "image" in model.input
+    for message in prepare_messages(context.messages, model):
+        if message["role"] == "user":
+            user = _user(message, images)
+            if user is not None:
+                out.append(user)
+        elif message["role"] == "assistant":
+            assistant = _assistant(message, model, compat)
+            if assistant is not None:
+                out.append(assistant)
+        elif message["role"] == "toolResult":
+            out.extend(_tool_results(message, images, compat))
+    return out
+
+
+def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The streaming chat-completions request body."""
+    compat = resolve_compat(model)
+    body: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(model, context, compat),
+        "stream": True,
+    }
+    if compat["supportsUsageInStreaming"]:
+        body["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        body["store"] = False
+    if options.max_tokens:
+        body[str(compat["maxTokensField"])] = options.max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if context.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": dict(tool.parameters),
+                },
+            }
+            for tool in context.tools
+        ]
+    level = options.reasoning
+    if level and level != "off" and model.reasoning and compat["supportsReasoningEffort"]:
+        if compat["thinkingFormat"] == "openrouter":
+            body["reasoning"] = {"effort": _EFFORT[level]}
+        else:
+            body["reasoning_effort"] = _EFFORT[level]
+    return body

@@ -1,0 +1,236 @@
+"""Provider specs: merging built-in providers, plugin providers and models.json into models."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from knightcode._config.jsonfile import read_json_object
+from knightcode._llm.models_config import (
+    CostConfig,
+    ModelConfig,
+    ProviderConfig,
+    models_json_error,
+    parse_model_configs,
+    parse_models_file,
+)
+from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
+from knightcode._plugins.definitions import ProviderDefinition
+
+__all__ = ["ProviderSpec", "apply_models_file", "build_models", "plugin_spec"]
+
+
+@dataclass
+class ProviderSpec:
+    """Everything known about one provider before its models are built.
+
+    :param api_key: the *configured* key (literal, variable name or ``!command``), unresolved
+    :param env_keys: environment variables holding the key (built-in providers)
+    :param origin: where the provider was (last) configured, for error messages:
+        ``"built-in"``, ``"registered by a plugin"`` or ``"models.json error in <path>"``
+    """
+
+    name: str
+    base_url: str | None
+    api: str | None
+    api_key: str | None = None
+    env_keys: tuple[str, ...] = ()
+    headers: dict[str, str] = field(default_factory=dict)
+    compat: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    stream: Callable[..., Any] | None = None
+    discover: Callable[..., Any] | None = None
+    classify: Callable[..., Any] | None = None
+    builtin: bool = False
+    origin: str = "built-in"
+
+    def where(self, field_name: str) -> str:
+        """How an error about one of this provider's fields names it."""
+        if self.origin.startswith("models.json"):
+            return f"{self.origin}: providers.{self.name}.{field_name}"
+        return f"provider {self.name!r} ({self.origin}): {field_name}"
+
+    @classmethod
+    def builtin_spec(cls, name: str, data: Mapping[str, Any]) -> ProviderSpec:
+        """A spec from an entry of :data:`~knightcode._llm.builtin.BUILTIN_PROVIDERS`."""
+        models = {m["id"]: ModelConfig.model_validate(m) for m in data["models"]}
+        return cls(
+            name,
+            data["baseUrl"],
+            data["api"],
+            env_keys=tuple(data["env"]),
+            models=models,
+            builtin=True,
+        )
+
+
+def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -> ProviderSpec:
+    """The spec of a plugin-registered provider (merged into a built-in one of the same name).
+
+    :raises ValueError: the definition is unusable (the message names the field)
+    """
+    configs = parse_model_configs(definition.models)
+    if existing is not None:
+        spec = dataclasses.replace(
+            existing,
+            base_url=definition.base_url or existing.base_url,
+            api=definition.api or existing.api,
+            api_key=definition.api_key if definition.api_key is not None else existing.api_key,
+            env_keys=definition.env_keys or existing.env_keys,
+            headers={**existing.headers, **definition.headers},
+            models=dict(existing.models),
+            stream=definition.stream or existing.stream,
+            discover=definition.discover or existing.discover,
+            classify=definition.classify or existing.classify,
+            origin="registered by a plugin",
+        )
+    else:
+        if definition.stream is None and definition.discover is None:
+            if definition.api not in KNOWN_APIS:
+                raise ValueError(
+                    f"api: expected one of {', '.join(KNOWN_APIS)} (or a stream function), "
+                    f"got {definition.api!r}"
+                )
+            if not definition.base_url:
+                raise ValueError("base_url: required unless the provider has a stream function")
+        spec = ProviderSpec(
+            definition.name,
+            definition.base_url,
+            definition.api,
+            definition.api_key,
+            env_keys=tuple(definition.env_keys),
+            headers=dict(definition.headers),
+            stream=definition.stream,
+            discover=definition.discover,
+            classify=definition.classify,
+            origin="registered by a plugin",
+        )
+    for config in configs:
+        spec.models[config.id] = config
+    return spec
+
+
+def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
+    """Merge ``path`` (a models.json) into ``specs``; a missing file changes nothing.
+
+    :raises ConfigError: the file is unreadable or invalid (naming the file and the field)
+    """
+    data = read_json_object(path)
+    if data is None:
+        return
+    parsed = parse_models_file(data, path)
+    origin = f"models.json error in {path}"
+    for name, config in parsed.providers.items():
+        existing = specs.get(name)
+        if existing is None:
+            _check_new_provider(name, config, path)
+            spec = ProviderSpec(
+                name,
+                config.base_url,
+                config.api,
+                config.api_key,
+                headers=dict(config.headers),
+                compat=dict(config.compat),
+                origin=origin,
+            )
+        else:
+            spec = dataclasses.replace(
+                existing,
+                base_url=config.base_url or existing.base_url,
+                api=config.api or existing.api,
+                api_key=config.api_key if config.api_key is not None else existing.api_key,
+                headers={**existing.headers, **config.headers},
+                compat={**existing.compat, **config.compat},
+                models=dict(existing.models),
+                origin=origin,
+            )
+        _apply_overrides(spec, config, path)
+        seen: set[str] = set()
+        for index, model in enumerate(config.models or ()):
+            if model.id in seen:
+                raise models_json_error(
+                    path,
+                    ["providers", name, "models", index, "id"],
+                    f"duplicate model id {model.id!r}",
+                )
+            seen.add(model.id)
+            spec.models[model.id] = model
+        specs[name] = spec
+
+
+def _check_new_provider(name: str, config: ProviderConfig, path: Path) -> None:
+    if not config.models:
+        return
+    if config.base_url is None:
+        raise models_json_error(
+            path, ["providers", name, "baseUrl"], "required for a provider that is not built in"
+        )
+    if config.api is None:
+        for index, model in enumerate(config.models):
+            if model.api is None:
+                choices = ", ".join(f'"{api}"' for api in KNOWN_APIS)
+                raise models_json_error(
+                    path,
+                    ["providers", name, "api"],
+                    f'required (or an "api" on every model): one of {choices}; '
+                    f"models[{index}] has none",
+                )
+
+
+def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> None:
+    for model_id, override in config.model_overrides.items():
+        current = spec.models.get(model_id)
+        if current is None:
+            continue  # like the reference: overrides of unknown models are ignored
+        update = override.model_dump(exclude_none=True, exclude={"cost", "headers", "compat"})
+        if override.headers is not None:
+            update["headers"] = {**current.headers, **override.headers}
+        if override.compat is not None:
+            update["compat"] = {**current.compat, **override.compat}
+        if override.cost is not None:
+            try:
+                merged = {**current.cost.model_dump(by_alias=True), **override.cost}
+                update["cost"] = CostConfig.model_validate(merged)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                problem = (
+                    first["ctx"]["problem"]
+                    if "ctx" in first and "problem" in first["ctx"]
+                    else first["msg"]
+                )
+                raise models_json_error(
+                    path,
+                    ["providers", spec.name, "modelOverrides", model_id, "cost", *first["loc"]],
+                    str(problem),
+                ) from None
+        spec.models[model_id] = current.model_copy(update=update)
+
+
+def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
+    """The models of every provider, in provider order, then in the order they were declared."""
+    models = []
+    for spec in specs.values():
+        for config in spec.models.values():
+            cost = config.cost
+            models.append(
+                Model(
+                    provider=spec.name,
+                    id=config.id,
+                    name=config.name or config.id,
+                    api=config.api or spec.api or "custom",
+                    base_url=spec.base_url or "",
+                    context_window=config.context_window,
+                    max_tokens=config.max_tokens,
+                    reasoning=config.reasoning,
+                    input=tuple(config.input),
+                    cost=ModelCost(cost.input, cost.output, cost.cache_read, cost.cache_write),
+                    headers={**spec.headers, **config.headers},
+                    compat={**spec.compat, **config.compat},
+                )
+            )
+    return models

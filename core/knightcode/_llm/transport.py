@@ -1,0 +1,270 @@
+"""The HTTP side shared by the wire clients: send, race the abort signal, read, describe failures.
+
+Every request gets a connect timeout and a read *idle* timeout (the longest silence between two
+network reads, settings ``httpIdleTimeoutMs``), so a provider that stops talking ends the stream
+with a retryable error instead of hanging the agent. Abort is checked at every network read: a
+set signal cancels the pending read at once, whatever the server is doing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import AsyncGenerator, Awaitable, Mapping
+from http import HTTPStatus
+from typing import Any, TypeVar
+
+import httpx
+
+from knightcode._llm.errors import retry_after_seconds
+from knightcode._llm.types import StreamOptions
+
+__all__ = [
+    "AbortWatch",
+    "StreamAborted",
+    "StreamFailed",
+    "describe_transport_error",
+    "encode_body",
+    "open_stream",
+]
+
+_T = TypeVar("_T")
+
+# Enough of an error body to show the provider's message; some proxies answer with whole HTML pages.
+DEFAULT_IDLE_TIMEOUT_MS = 300000
+_ERROR_BODY_LIMIT = 64 * 1024
+_ERROR_TEXT_LIMIT = 2000
+
+
+class StreamAborted(Exception):
+    """The abort signal was set."""
+
+
+class StreamFailed(Exception):
+    """The request failed; ``str(exc)`` is the ``errorMessage`` to record.
+
+    :param retry_after_ms: the provider's ``Retry-After``, when it sent one
+    """
+
+    def __init__(self, message: str, retry_after_ms: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_ms = retry_after_ms
+
+
+class AbortWatch:
+    """Runs awaitables so that setting ``signal`` cancels the one in flight.
+
+    ``asyncio.Event`` has no callbacks, so one waiter task per stream watches the signal and
+    cancels whatever read is pending; a cancelled read becomes :class:`StreamAborted`.
+    """
+
+    __slots__ = ("_current", "_signal", "_waiter")
+
+    def __init__(self, signal: asyncio.Event | None) -> None:
+        self._signal = signal
+        self._waiter: asyncio.Future[Any] | None = None
+        self._current: asyncio.Future[Any] | None = None
+
+    @property
+    def aborted(self) -> bool:
+        return self._signal is not None and self._signal.is_set()
+
+    async def run(self, awaitable: Awaitable[_T]) -> _T:
+        """Await ``awaitable``; raise :class:`StreamAborted` if the signal is set meanwhile."""
+        signal = self._signal
+        if signal is None:
+            return await awaitable
+        if signal.is_set():
+            if inspect.iscoroutine(awaitable):
+                awaitable.close()
+            raise StreamAborted
+        if self._waiter is None:
+            self._waiter = asyncio.ensure_future(signal.wait())
+            self._waiter.add_done_callback(self._on_abort)
+        task = asyncio.ensure_future(awaitable)
+        self._current = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            # Our own cancellation (the caller's task was cancelled) must propagate unchanged.
+            if signal.is_set() and (current is None or not current.cancelling()):
+                raise StreamAborted from None
+            raise
+        finally:
+            self._current = None
+
+    def _on_abort(self, _: asyncio.Future[Any]) -> None:
+        if self._current is not None:
+            self._current.cancel()
+
+    def close(self) -> None:
+        """Stop watching (call when the stream ends)."""
+        if self._waiter is not None:
+            self._waiter.cancel()
+            self._waiter = None
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """Compact UTF-8 JSON; lone surrogates (from damaged input) become U+FFFD instead of an
+    exception or an escape strict JSON parsers reject.
+    """
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
+def _timeout(options: StreamOptions) -> httpx.Timeout:
+    connect = options.connect_timeout_ms / 1000
+    idle_ms = (
+        DEFAULT_IDLE_TIMEOUT_MS if options.idle_timeout_ms is None else options.idle_timeout_ms
+    )
+    if idle_ms == 0:  # settings httpIdleTimeoutMs 0: the user asked for no idle limit
+        return httpx.Timeout(connect=connect, read=None, write=None, pool=connect)
+    idle = idle_ms / 1000
+    connect = min(connect, idle)
+    return httpx.Timeout(connect=connect, read=idle, write=idle, pool=connect)
+
+
+async def open_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    body: dict[str, Any],
+    options: StreamOptions,
+    watch: AbortWatch,
+) -> httpx.Response:
+    """Apply ``on_payload``, POST ``body`` and return the streaming response once its status is
+    known to be a success.
+
+    :raises StreamFailed: an HTTP error status (message ``"<status> <reason>: <provider message>"``)
+        or a transport failure
+    :raises StreamAborted: the signal was set
+    """
+    if options.on_payload is not None:
+        replacement = await watch.run(options.on_payload(body))
+        if replacement is not None:
+            body = replacement
+    request = client.build_request(
+        "POST", url, headers=dict(headers), content=encode_body(body), timeout=_timeout(options)
+    )
+    try:
+        response = await watch.run(client.send(request, stream=True))
+    except httpx.HTTPError as exc:
+        raise StreamFailed(describe_transport_error(exc)) from exc
+    try:
+        if options.on_response is not None:
+            result = options.on_response(response.status_code, dict(response.headers))
+            if inspect.isawaitable(result):
+                await watch.run(result)
+        if response.status_code >= 400:
+            raise await _http_error(response, watch)
+    except BaseException:
+        await response.aclose()
+        raise
+    return response
+
+
+async def iter_body(response: httpx.Response, watch: AbortWatch) -> AsyncGenerator[bytes, None]:
+    """The response body as it arrives, each read raced against the abort signal."""
+    chunks = response.aiter_bytes()
+    try:
+        while True:
+            try:
+                chunk = await watch.run(chunks.__anext__())
+            except StopAsyncIteration:
+                return
+            except httpx.HTTPError as exc:
+                raise StreamFailed(describe_transport_error(exc, mid_stream=True)) from exc
+            yield chunk
+    finally:
+        await response.aclose()
+
+
+async def _http_error(response: httpx.Response, watch: AbortWatch) -> StreamFailed:
+    body = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= _ERROR_BODY_LIMIT:
+                break
+    except httpx.HTTPError:
+        pass  # the status alone still says what happened
+    status = response.status_code
+    detail = _error_detail(body)
+    if detail:
+        message = f"{status} {_reason(status, response.reason_phrase)}: {detail}"
+    else:
+        # The wording of the OpenAI SDK; the overflow check recognises "400 status code (no body)".
+        message = f"{status} status code (no body)"
+    seconds = retry_after_seconds(dict(response.headers))
+    if seconds is None and status == 429:
+        seconds = retry_after_seconds(detail)
+    return StreamFailed(message, None if seconds is None else int(seconds * 1000))
+
+
+def _reason(status: int, phrase: str) -> str:
+    if status == 529:
+        return "Overloaded"  # Anthropic's own status; not in the IANA registry
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return phrase or "Error"
+
+
+def _error_detail(body: bytes) -> str:
+    """The provider's error message from an OpenAI- or Anthropic-style error body."""
+    text = body.decode("utf-8", "replace").strip()
+    if not text:
+        return ""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text[:_ERROR_TEXT_LIMIT]
+    return _message_of(data) or text[:_ERROR_TEXT_LIMIT]
+
+
+def _message_of(data: Any) -> str:
+    if isinstance(data, list) and data:
+        return _message_of(data[0])  # some gateways wrap the error in a list
+    if not isinstance(data, dict):
+        return ""
+    error = data.get("error")
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        message = error.get("message")
+        if isinstance(message, str) and message:
+            return message
+        return json.dumps(error, ensure_ascii=False)[:_ERROR_TEXT_LIMIT]
+    for key in ("message", "detail"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def error_message_of(data: Any) -> str:
+    """The message of an error object sent *inside* a stream (``{"error": {...}}``)."""
+    return _message_of(data)
+
+
+def describe_transport_error(exc: Exception, mid_stream: bool = False) -> str:
+    """Words for a network failure that the retry classification recognises."""
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        kind = (
+            "connecting"
+            if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout))
+            else "waiting for data"
+        )
+        return f"Request timed out while {kind}: {detail}"
+    if isinstance(exc, httpx.ConnectError):
+        return f"Connection error: {detail}"
+    if mid_stream or isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+        # "terminated" is what the reference's fetch reports for a connection cut mid-response.
+        return f"terminated: the connection closed before the response was complete ({detail})"
+    return f"Connection error: {detail}"

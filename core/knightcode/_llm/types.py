@@ -1,0 +1,337 @@
+"""Provider-neutral types: models, the request context, stream options and stream events.
+
+Messages and stream events are plain dicts shaped exactly like the reference's
+``AssistantMessage`` and ``AssistantMessageEvent`` (camelCase keys), because the stream is the hot
+path: a client yields one small dict per delta and never copies the message it is building. Every
+event's ``partial`` (and the final ``message``/``error``) is the *same* mutable
+:class:`~knightcode._session.messages.AssistantMessage` dict; a consumer that needs a snapshot
+copies it itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NotRequired, TypedDict
+
+from knightcode._session.messages import AssistantMessage, LlmMessage, ToolCall, Usage
+
+__all__ = [
+    "KNOWN_APIS",
+    "AssistantMessageEvent",
+    "Context",
+    "DoneEvent",
+    "ErrorEvent",
+    "Model",
+    "ModelCost",
+    "OnPayload",
+    "OnResponse",
+    "StartEvent",
+    "StreamFunction",
+    "StreamOptions",
+    "TextDeltaEvent",
+    "TextEndEvent",
+    "TextStartEvent",
+    "ThinkingDeltaEvent",
+    "ThinkingEndEvent",
+    "ThinkingLevel",
+    "ThinkingStartEvent",
+    "Tool",
+    "ToolCallDeltaEvent",
+    "ToolCallEndEvent",
+    "ToolCallStartEvent",
+    "calculate_cost",
+    "new_assistant_message",
+    "set_usage",
+]
+
+KNOWN_APIS = ("openai-completions", "anthropic-messages")
+"""Wire protocols knightcode has a client for; plugins may serve others through ``stream``."""
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+@dataclass(frozen=True)
+class ModelCost:
+    """Prices in dollars per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model of one provider, as the registry knows it.
+
+    :param provider: provider name, the first half of ``provider/id``
+    :param id: the model id sent to the API
+    :param name: display name
+    :param api: wire protocol: ``"openai-completions"``, ``"anthropic-messages"`` or a plugin's own
+    :param base_url: endpoint base URL, e.g. ``https://api.openai.com/v1``
+    :param context_window: context window in tokens
+    :param max_tokens: maximum output tokens
+    :param reasoning: whether the model can think (thinking levels apply)
+    :param input: accepted input kinds, ``("text",)`` or ``("text", "image")``
+    :param cost: prices per million tokens
+    :param headers: extra request headers as configured (values may still name an environment
+        variable or a ``!command``; :meth:`ModelRegistry.stream` sends them resolved)
+    :param compat: OpenAI-compatibility switches (``maxTokensField``, ``supportsDeveloperRole`` …)
+    :param kind: ``"chat"`` for a model that streams replies, ``"classifier"`` for one that only
+        answers typed questions (:meth:`ModelRegistry.classify`); classifiers are listed apart
+        (``ModelRegistry.classifiers``) and never offered as the session's model
+    """
+
+    provider: str
+    id: str
+    name: str
+    api: str
+    base_url: str
+    context_window: int = 128000
+    max_tokens: int = 16384
+    reasoning: bool = False
+    input: tuple[str, ...] = ("text",)
+    cost: ModelCost = field(default_factory=ModelCost)
+    # dicts are not hashable; hashing a model by its identity fields is what callers want anyway.
+    headers: Mapping[str, str] = field(default_factory=dict, hash=False)
+    compat: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    kind: Literal["chat", "classifier"] = "chat"
+
+    @property
+    def ref(self) -> str:
+        """``provider/id``, the form ``--model`` and settings accept."""
+        return f"{self.provider}/{self.id}"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool as the model is told about it.
+
+    :param name: tool name
+    :param description: what it does, for the model
+    :param parameters: JSON schema of the arguments object
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass
+class Context:
+    """Everything one request sends besides the options.
+
+    :param system_prompt: the system prompt, or None for none
+    :param messages: provider messages (``user``, ``assistant``, ``toolResult`` dicts)
+    :param tools: the tools the model may call
+    """
+
+    system_prompt: str | None = None
+    messages: list[LlmMessage] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+
+
+OnPayload = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""``before_provider_request``: receives the request body, returns a replacement or None."""
+OnResponse = Callable[[int, dict[str, str]], Awaitable[None] | None]
+"""``after_provider_response``: receives the status code and the response headers."""
+
+
+@dataclass
+class StreamOptions:
+    """Per-request options.
+
+    :param api_key: the key to send; None sends no credentials (local endpoints)
+    :param max_tokens: output token limit; None uses the API's default (Anthropic requires one,
+        so its client falls back to the model's ``max_tokens``, at most 32000)
+    :param temperature: sampling temperature, or None for the provider default
+    :param reasoning: thinking level; None or ``"off"`` asks for no thinking
+    :param thinking_budgets: token budgets per level for budget-based thinking (Anthropic)
+    :param signal: set it to abort: the stream ends promptly with an ``aborted`` error event
+    :param idle_timeout_ms: longest wait for the next bytes (settings ``httpIdleTimeoutMs``;
+        None: the registry's setting, 300000 without one; 0: no limit)
+    :param connect_timeout_ms: longest wait for the connection
+    :param headers: extra headers, applied over the model's
+    :param on_payload: ``before_provider_request`` hook
+    :param on_response: ``after_provider_response`` hook
+    :param cache_retention: ``"none"`` writes no prompt-cache entries (summarisation requests),
+        ``"short"`` (default) the provider's default cache, ``"long"`` a 1-hour cache where offered
+    """
+
+    api_key: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    reasoning: ThinkingLevel | None = None
+    thinking_budgets: Mapping[str, int] | None = None
+    signal: asyncio.Event | None = None
+    idle_timeout_ms: int | None = None
+    connect_timeout_ms: int = 30000
+    headers: Mapping[str, str] = field(default_factory=dict)
+    on_payload: OnPayload | None = None
+    on_response: OnResponse | None = None
+    cache_retention: Literal["none", "short", "long"] = "short"
+
+
+# --- stream events (shapes of the reference's AssistantMessageEvent) ---
+
+
+class StartEvent(TypedDict):
+    type: Literal["start"]
+    partial: AssistantMessage
+
+
+class TextStartEvent(TypedDict):
+    type: Literal["text_start"]
+    contentIndex: int
+    partial: AssistantMessage
+
+
+class TextDeltaEvent(TypedDict):
+    type: Literal["text_delta"]
+    contentIndex: int
+    delta: str
+    partial: AssistantMessage
+
+
+class TextEndEvent(TypedDict):
+    type: Literal["text_end"]
+    contentIndex: int
+    content: str
+    partial: AssistantMessage
+
+
+class ThinkingStartEvent(TypedDict):
+    type: Literal["thinking_start"]
+    contentIndex: int
+    partial: AssistantMessage
+
+
+class ThinkingDeltaEvent(TypedDict):
+    type: Literal["thinking_delta"]
+    contentIndex: int
+    delta: str
+    partial: AssistantMessage
+
+
+class ThinkingEndEvent(TypedDict):
+    type: Literal["thinking_end"]
+    contentIndex: int
+    content: str
+    partial: AssistantMessage
+
+
+class ToolCallStartEvent(TypedDict):
+    type: Literal["toolcall_start"]
+    contentIndex: int
+    id: str
+    toolName: str
+    partial: AssistantMessage
+
+
+class ToolCallDeltaEvent(TypedDict):
+    type: Literal["toolcall_delta"]
+    contentIndex: int
+    delta: str
+    partial: AssistantMessage
+
+
+class ToolCallEndEvent(TypedDict):
+    type: Literal["toolcall_end"]
+    contentIndex: int
+    toolCall: ToolCall
+    partial: AssistantMessage
+
+
+class DoneEvent(TypedDict):
+    type: Literal["done"]
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+
+
+class ErrorEvent(TypedDict):
+    """The stream failed or was aborted; ``error`` is the message with ``errorMessage`` set.
+
+    ``retryAfterMs`` is present when the provider said how long to wait (``Retry-After``).
+    """
+
+    type: Literal["error"]
+    reason: Literal["error", "aborted"]
+    error: AssistantMessage
+    retryAfterMs: NotRequired[int]
+
+
+AssistantMessageEvent = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
+
+StreamFunction = Callable[..., Any]
+"""``stream(model, context, options) -> AsyncIterator[AssistantMessageEvent]``."""
+
+
+def new_assistant_message(model: Model) -> AssistantMessage:
+    """An empty assistant message for ``model``, the ``partial`` a client fills in."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model.api,
+        "provider": model.provider,
+        "model": model.id,
+        "usage": {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 0,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
+        "stopReason": "pending",  # set by the client when the stream ends
+        "timestamp": int(time.time() * 1000),
+    }
+
+
+def calculate_cost(model: Model, usage: Usage) -> None:
+    """Fill ``usage["cost"]`` from the token counts and the model's prices (per million)."""
+    price = model.cost
+    cost_input = usage["input"] * price.input / 1e6
+    cost_output = usage["output"] * price.output / 1e6
+    cost_read = usage["cacheRead"] * price.cache_read / 1e6
+    cost_write = usage["cacheWrite"] * price.cache_write / 1e6
+    usage["cost"] = {
+        "input": cost_input,
+        "output": cost_output,
+        "cacheRead": cost_read,
+        "cacheWrite": cost_write,
+        "total": cost_input + cost_output + cost_read + cost_write,
+    }
+
+
+def set_usage(
+    message: AssistantMessage,
+    model: Model,
+    input: int,
+    output: int,
+    cache_read: int = 0,
+    cache_write: int = 0,
+) -> None:
+    """Replace the message's token counts (in place, so ``partial`` stays current) and its cost."""
+    usage = message["usage"]
+    usage["input"] = input
+    usage["output"] = output
+    usage["cacheRead"] = cache_read
+    usage["cacheWrite"] = cache_write
+    usage["totalTokens"] = input + output + cache_read + cache_write
+    calculate_cost(model, usage)

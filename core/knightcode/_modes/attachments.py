@@ -1,0 +1,59 @@
+"""``@file`` command-line arguments: files attached to the first message.
+
+Text files are inlined as ``<file name="…">…</file>`` blocks ahead of the message text; images
+(recognised by their magic bytes) become image blocks.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knightcode._errors import UsageError
+from knightcode._tools.image_info import detect_image_mime
+
+
+@dataclass
+class Prompts:
+    """The messages of a command line, with the ``@file`` attachments of the first one."""
+
+    messages: list[str] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+
+
+def split_arguments(arguments: list[str], cwd: Path) -> Prompts:
+    """Separate ``@file`` arguments from messages and read the files.
+
+    :raises UsageError: a named file does not exist or cannot be read
+    """
+    texts: list[str] = []
+    prompts = Prompts()
+    for argument in arguments:
+        if not argument.startswith("@") or len(argument) == 1:
+            prompts.messages.append(argument)
+            continue
+        path = (cwd / Path(argument[1:]).expanduser()).resolve()
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{argument}: no such file") from None
+        except OSError as error:
+            raise UsageError(f"{argument}: cannot read it ({error.strerror})") from None
+        mime = detect_image_mime(data[:16])
+        if mime is not None:
+            prompts.images.append(
+                {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime}
+            )
+        else:
+            texts.append(f'<file name="{path}">\n{data.decode("utf-8", "replace")}\n</file>\n')
+    if texts:
+        attached = "".join(texts)
+        if prompts.messages:
+            prompts.messages[0] = attached + prompts.messages[0]
+        else:
+            prompts.messages.append(attached)
+    elif prompts.images and not prompts.messages:
+        prompts.messages.append("")
+    return prompts

@@ -1,0 +1,310 @@
+"""Handlers of the prompting, state, model, queue, compaction and retry commands.
+
+A handler receives the :class:`RpcContext` and the validated command and returns the response's
+``data`` (:data:`~knightcode._modes.rpc.responses.NO_DATA` for none); raising answers the command
+with an error response carrying the exception's message. Handlers that never wait are plain
+functions: the server answers them inline, in the same loop iteration the line arrived in,
+which keeps ``get_state`` fast while a stream keeps the loop busy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from knightcode._modes.rpc import commands as c
+from knightcode._modes.rpc.responses import ANSWERED, NO_DATA, model_json, state_json, success
+
+if TYPE_CHECKING:
+    from knightcode._agent.session import AgentSession
+    from knightcode._plugins.definitions import CommandDefinition
+    from knightcode._plugins.host import PluginHost
+
+__all__ = ["HANDLERS", "Handler", "RpcContext"]
+
+THINKING_CYCLE = ("off", "minimal", "low", "medium", "high")
+
+
+@dataclass
+class RpcContext:
+    """What handlers work with.
+
+    :param agent: the session the commands drive
+    :param host: the plugin host
+    :param write: writes one record to stdout
+    :param spawn: runs a coroutine as a task the server waits for at shutdown
+    """
+
+    agent: AgentSession
+    host: PluginHost
+    write: Callable[[dict[str, Any]], None]
+    spawn: Callable[[Coroutine[Any, Any, Any]], asyncio.Task[Any]]
+    bash_signals: set[asyncio.Event] = field(default_factory=set)
+    """Abort signals of the running ``bash`` commands (``abort_bash`` sets them all)."""
+    retrying: bool = False
+    """Between ``auto_retry_start`` and the retried attempt: ``abort_retry`` has work to do."""
+    _name: tuple[Any, str | None] = (None, None)
+
+    def session_name(self) -> str | None:
+        """The session's name, looked up again only when the session or its leaf changed:
+        the lookup walks every entry, and ``get_state`` must stay cheap on long sessions.
+        """
+        session = self.agent.session
+        key = (id(session), session.session_id, session.leaf_id)
+        if self._name[0] != key:
+            self._name = (key, session.session_name)
+        return self._name[1]
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Keep :attr:`retrying` up to date (subscribed to the session's events)."""
+        kind = event["type"]
+        if kind == "auto_retry_start":
+            self.retrying = True
+        elif kind in ("agent_start", "auto_retry_end", "agent_settled"):
+            self.retrying = False
+
+
+Handler = Callable[[RpcContext, Any], Any]
+"""``handler(ctx, command) -> data``, or an awaitable of it for ``async def`` handlers."""
+HANDLERS: dict[str, Handler] = {}
+
+
+def _handles(*kinds: str) -> Callable[[Handler], Handler]:
+    def register(function: Handler) -> Handler:
+        for kind in kinds:
+            HANDLERS[kind] = function
+        return function
+
+    return register
+
+
+# --- prompting --------------------------------------------------------------------------------
+
+
+def plugin_command(ctx: RpcContext, text: str) -> tuple[CommandDefinition, str, str] | None:
+    """``(definition, owner, args)`` when ``text`` is ``/name args`` for a plugin command."""
+    if not text.startswith("/"):
+        return None
+    name, _, args = text[1:].partition(" ")
+    definition = ctx.host.registrations.commands.get(name)
+    owner = ctx.host.registrations.commands.owner(name)
+    return (definition, owner or "?", args) if definition is not None else None
+
+
+async def run_plugin_command(
+    ctx: RpcContext, definition: CommandDefinition, owner: str, args: str
+) -> None:
+    """Run a plugin's slash command; a raising handler becomes an ``extension_error`` record
+    and the session goes on.
+    """
+    try:
+        result = definition.handler(args, ctx.host.context)
+        if inspect.isawaitable(result):
+            await result
+    except Exception as error:
+        from knightcode._plugins.loader import describe_exception
+
+        record = ctx.host.record(owner)
+        ctx.write(
+            {
+                "type": "extension_error",
+                "extensionPath": record.source if record else owner,
+                "event": "command",
+                "error": describe_exception(error, record.path if record else None),
+            }
+        )
+
+
+@_handles("prompt")
+async def prompt(ctx: RpcContext, command: c.Prompt) -> Any:
+    """Answers once the prompt is accepted (running, queued or handled); what happens later
+    arrives as events (the reference's 0.73 behaviour).
+    """
+    found = plugin_command(ctx, command.message)
+    if found is not None:
+        # Plugin commands run at once, even while the agent streams (they drive it themselves).
+        await run_plugin_command(ctx, *found)
+        return NO_DATA
+    accepted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_accepted() -> None:
+        # Synchronously inside prompt(), before any record of the run: the response comes first.
+        if not accepted.done():
+            ctx.write(success(command.id, "prompt"))
+            accepted.set_result(None)
+
+    async def run() -> None:
+        try:
+            await ctx.agent.prompt(
+                command.message,
+                command.image_dicts(),
+                source="rpc",
+                streaming_behavior=command.streamingBehavior,
+                on_accepted=on_accepted,
+            )
+        except Exception as error:
+            if accepted.done():
+                # The client already has its success response; later failures are stderr's.
+                print(f"knightcode: prompt failed: {error}", file=sys.stderr)
+            else:
+                accepted.set_exception(error)
+        else:
+            on_accepted()  # never leave the command unanswered
+
+    ctx.spawn(run())
+    await accepted  # AgentBusyError and other refusals become this command's error response
+    return ANSWERED
+
+
+def _queue_check(ctx: RpcContext, text: str) -> None:
+    if plugin_command(ctx, text) is not None:
+        raise ValueError(
+            f"Plugin commands cannot be queued; send {text.split(' ', 1)[0]} as a 'prompt' instead"
+        )
+
+
+@_handles("steer")
+def steer(ctx: RpcContext, command: c.Steer) -> Any:
+    _queue_check(ctx, command.message)
+    ctx.agent.steer(command.message, command.image_dicts())
+    return NO_DATA
+
+
+@_handles("follow_up")
+def follow_up(ctx: RpcContext, command: c.FollowUp) -> Any:
+    _queue_check(ctx, command.message)
+    ctx.agent.follow_up(command.message, command.image_dicts())
+    return NO_DATA
+
+
+@_handles("abort")
+async def abort(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """Answers once the aborted run has settled, as the reference does."""
+    ctx.agent.abort()
+    await ctx.agent.wait_idle()
+    return NO_DATA
+
+
+# --- state --------------------------------------------------------------------------------------
+
+
+@_handles("get_state")
+def get_state(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return state_json(ctx.agent, ctx.session_name())
+
+
+@_handles("get_messages")
+def get_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return {"messages": list(ctx.agent.messages)}
+
+
+# --- model and thinking level -------------------------------------------------------------------
+
+
+@_handles("set_model")
+async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
+    model = ctx.agent.models.find(command.provider, command.modelId)
+    if model is None:
+        # A discovering provider (llama.cpp) knows why a model it lists cannot be selected.
+        reason = ctx.agent.models.unavailable_reason(command.provider, command.modelId)
+        raise ValueError(reason or f"Model not found: {command.provider}/{command.modelId}")
+    await ctx.agent.set_model(model, source="set")
+    return model_json(model)
+
+
+@_handles("cycle_model")
+async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """The next available model after the current one; ``null`` when there is no other."""
+    models = ctx.agent.models.available()
+    current = ctx.agent.model
+    others = [m for m in models if (m.provider, m.id) != (current.provider, current.id)]
+    if not others:
+        return None
+    keys = [(m.provider, m.id) for m in models]
+    index = (
+        keys.index((current.provider, current.id)) if (current.provider, current.id) in keys else -1
+    )
+    chosen = models[(index + 1) % len(models)]
+    await ctx.agent.set_model(chosen, source="cycle")
+    return {
+        "model": model_json(chosen),
+        "thinkingLevel": ctx.agent.thinking_level,
+        "isScoped": False,
+    }
+
+
+@_handles("get_available_models")
+async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    # Live providers (a llama.cpp router) may have loaded or unloaded models since start-up.
+    await ctx.agent.models.refresh_models()
+    return {"models": [model_json(model) for model in ctx.agent.models.available()]}
+
+
+@_handles("set_thinking_level")
+async def set_thinking_level(ctx: RpcContext, command: c.SetThinkingLevel) -> Any:
+    await ctx.agent.set_thinking_level(command.level)
+    return NO_DATA
+
+
+@_handles("cycle_thinking_level")
+async def cycle_thinking_level(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """The next level of off → minimal → low → medium → high; ``null`` for a model that does
+    not reason.
+    """
+    if not ctx.agent.model.reasoning:
+        return None
+    current = ctx.agent.thinking_level
+    index = THINKING_CYCLE.index(current) if current in THINKING_CYCLE else -1
+    level = THINKING_CYCLE[(index + 1) % len(THINKING_CYCLE)]
+    await ctx.agent.set_thinking_level(level)
+    return {"level": level}
+
+
+# --- queues, compaction, retry ------------------------------------------------------------------
+
+
+@_handles("set_steering_mode")
+def set_steering_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
+    ctx.agent.queues.steering_mode = command.mode
+    return NO_DATA
+
+
+@_handles("set_follow_up_mode")
+def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
+    ctx.agent.queues.follow_up_mode = command.mode
+    return NO_DATA
+
+
+@_handles("compact")
+async def compact(ctx: RpcContext, command: c.Compact) -> Any:
+    """The compaction result; an error response when no compaction plugin is loaded."""
+    verdict = await ctx.agent.compact(command.customInstructions)
+    if verdict.get("aborted"):
+        raise ValueError("Compaction cancelled")
+    if not verdict.get("compacted") and verdict.get("errorMessage"):
+        raise ValueError(str(verdict["errorMessage"]))
+    return verdict.get("result")
+
+
+@_handles("set_auto_compaction")
+def set_auto_compaction(ctx: RpcContext, command: c.SetEnabled) -> Any:
+    ctx.agent.auto_compaction_enabled = command.enabled
+    return NO_DATA
+
+
+@_handles("set_auto_retry")
+def set_auto_retry(ctx: RpcContext, command: c.SetEnabled) -> Any:
+    ctx.agent.retry = replace(ctx.agent.retry, enabled=command.enabled)
+    return NO_DATA
+
+
+@_handles("abort_retry")
+def abort_retry(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """Cancels a pending retry (the run ends with ``auto_retry_end`` ``success: false``)."""
+    if ctx.retrying:
+        ctx.agent.abort()
+    return NO_DATA

@@ -1,0 +1,87 @@
+"""Building the records RPC mode writes besides session events: responses and data shapes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from knightcode._agent.session import AgentSession
+    from knightcode._llm.types import Model
+    from knightcode._plugins.host import PluginFailure
+
+__all__ = ["failure", "model_json", "plugin_error", "state_json", "success"]
+
+NO_DATA: Any = object()
+"""A handler result meaning "respond without a ``data`` field"."""
+
+ANSWERED: Any = object()
+"""A handler result meaning "the handler already wrote its response"."""
+
+
+def success(request_id: str | None, command: str, data: Any = NO_DATA) -> dict[str, Any]:
+    """``{"id"?, "type": "response", "command", "success": true, "data"?}``."""
+    record: dict[str, Any] = {"id": request_id} if request_id is not None else {}
+    record.update(type="response", command=command, success=True)
+    if data is not NO_DATA:
+        record["data"] = data
+    return record
+
+
+def failure(request_id: str | None, command: str, error: str) -> dict[str, Any]:
+    """``{"id"?, "type": "response", "command", "success": false, "error"}``."""
+    record: dict[str, Any] = {"id": request_id} if request_id is not None else {}
+    record.update(type="response", command=command, success=False, error=error)
+    return record
+
+
+def plugin_error(failure: PluginFailure) -> dict[str, Any]:
+    """The ``extension_error`` record for a plugin failure (``spec/json.md``)."""
+    return {
+        "type": "extension_error",
+        "extensionPath": failure.source,
+        "event": failure.event,
+        "error": failure.error,
+    }
+
+
+def model_json(model: Model) -> dict[str, Any]:
+    """A model as RPC clients see it (the reference's ``Model`` shape). Configured headers are
+    left out: they may carry credentials.
+    """
+    return {
+        "id": model.id,
+        "name": model.name,
+        "api": model.api,
+        "provider": model.provider,
+        "baseUrl": model.base_url,
+        "reasoning": model.reasoning,
+        "input": list(model.input),
+        "contextWindow": model.context_window,
+        "maxTokens": model.max_tokens,
+        "cost": {
+            "input": model.cost.input,
+            "output": model.cost.output,
+            "cacheRead": model.cost.cache_read,
+            "cacheWrite": model.cost.cache_write,
+        },
+    }
+
+
+def state_json(agent: AgentSession, session_name: str | None) -> dict[str, Any]:
+    """``get_state``: every field of the reference's ``RpcSessionState``."""
+    session = agent.session
+    file = session.session_file
+    return {
+        "model": model_json(agent.model),
+        "thinkingLevel": agent.thinking_level,
+        "isStreaming": agent.is_streaming,
+        "isCompacting": agent.is_compacting,
+        "steeringMode": agent.queues.steering_mode,
+        "followUpMode": agent.queues.follow_up_mode,
+        "sessionFile": str(file) if file is not None else None,
+        "sessionId": session.session_id,
+        "sessionName": session_name,
+        "autoCompactionEnabled": agent.auto_compaction_enabled,
+        "messageCount": len(agent.messages),
+        "pendingMessageCount": agent.queues.pending,
+    }

@@ -1,0 +1,176 @@
+"""Handlers of the session, bash, export and command-list commands (see :mod:`.handlers`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from knightcode._agent import session_ops
+from knightcode._modes.rpc import commands as c
+from knightcode._modes.rpc.handlers import Handler, RpcContext
+from knightcode._modes.rpc.responses import NO_DATA
+
+__all__ = ["SESSION_HANDLERS"]
+
+SESSION_HANDLERS: dict[str, Handler] = {}
+
+
+def _handles(kind: str) -> Callable[[Handler], Handler]:
+    def register(function: Handler) -> Handler:
+        SESSION_HANDLERS[kind] = function
+        return function
+
+    return register
+
+
+# --- bash -----------------------------------------------------------------------------------------
+
+
+@_handles("bash")
+async def bash(ctx: RpcContext, command: c.Bash) -> Any:
+    """Runs the command, streaming ``bash_execution_update`` records with the command's ``id``;
+    the response carries the (possibly truncated) result, the conversation a ``bashExecution``
+    message (recorded once the agent is idle).
+    """
+    if not command.command.strip():
+        raise ValueError("Invalid bash command: command cannot be empty")
+    signal = asyncio.Event()
+    ctx.bash_signals.add(signal)
+    base: dict[str, Any] = {"type": "bash_execution_update"}
+    if command.id is not None:
+        base["id"] = command.id
+
+    def on_chunk(text: str) -> None:
+        ctx.write({**base, "delta": text})
+
+    try:
+        message = await session_ops.run_user_bash(
+            ctx.agent,
+            command.command,
+            signal=signal,
+            on_chunk=on_chunk,
+            exclude_from_context=command.excludeFromContext,
+        )
+    finally:
+        ctx.bash_signals.discard(signal)
+    if ctx.agent.is_streaming:
+        ctx.spawn(session_ops.record_bash_execution(ctx.agent, message))
+    else:
+        await session_ops.record_bash_execution(ctx.agent, message)
+    result = {
+        "output": message["output"],
+        "exitCode": message["exitCode"],
+        "cancelled": message["cancelled"],
+        "truncated": message["truncated"],
+    }
+    if "fullOutputPath" in message:
+        result["fullOutputPath"] = message["fullOutputPath"]
+    return result
+
+
+@_handles("abort_bash")
+def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """Kills the process groups of the running ``bash`` commands."""
+    for signal in list(ctx.bash_signals):
+        signal.set()
+    return NO_DATA
+
+
+# --- sessions -------------------------------------------------------------------------------------
+
+
+@_handles("new_session")
+async def new_session(ctx: RpcContext, command: c.NewSession) -> Any:
+    return {"cancelled": await session_ops.new_session(ctx.agent, command.parentSession)}
+
+
+@_handles("switch_session")
+async def switch_session(ctx: RpcContext, command: c.SwitchSession) -> Any:
+    return {"cancelled": await session_ops.switch_session(ctx.agent, command.sessionPath)}
+
+
+@_handles("fork")
+async def fork(ctx: RpcContext, command: c.Fork) -> Any:
+    result = await session_ops.fork(ctx.agent, command.entryId)
+    data: dict[str, Any] = {"cancelled": result.cancelled}
+    if result.text is not None:
+        data["text"] = result.text
+    return data
+
+
+@_handles("clone")
+async def clone(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return {"cancelled": await session_ops.clone(ctx.agent)}
+
+
+@_handles("get_fork_messages")
+def get_fork_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return {"messages": session_ops.fork_messages(ctx.agent)}
+
+
+@_handles("get_last_assistant_text")
+def get_last_assistant_text(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return {"text": session_ops.last_assistant_text(ctx.agent)}
+
+
+@_handles("get_session_stats")
+def get_session_stats(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    return session_ops.session_stats(ctx.agent)
+
+
+@_handles("set_session_name")
+def set_session_name(ctx: RpcContext, command: c.SetSessionName) -> Any:
+    name = command.name.strip()
+    if not name:
+        raise ValueError("Session name cannot be empty")
+    ctx.agent.set_session_name(name)
+    return NO_DATA
+
+
+@_handles("export_html")
+async def export_html(ctx: RpcContext, command: c.ExportHtml) -> Any:
+    """Writes a standalone HTML transcript; ``outputPath`` relative to the working directory,
+    by default ``knightcode-session-<session>.html`` there.
+    """
+    from knightcode._modes.rpc.export_html import render_session_html
+
+    session = ctx.agent.session
+    stem = session.session_file.stem if session.session_file is not None else session.session_id
+    target = (
+        Path(command.outputPath).expanduser()
+        if command.outputPath
+        else Path(f"knightcode-session-{stem}.html")
+    )
+    if not target.is_absolute():
+        target = Path(ctx.agent.cwd) / target
+    page = render_session_html(session, ctx.agent.model.ref)
+    await asyncio.to_thread(_write_text, target, page)
+    return {"path": str(target)}
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+# --- plugin commands --------------------------------------------------------------------------------
+
+
+@_handles("get_commands")
+def get_commands(ctx: RpcContext, command: c.RpcCommand) -> Any:
+    """The plugins' slash commands, which ``prompt`` runs as ``/name args``."""
+    listed = []
+    for item in ctx.host.registrations.commands:
+        entry: dict[str, Any] = {
+            "name": item.definition.name,
+            "description": item.definition.description,
+            "source": "extension",
+        }
+        record = ctx.host.record(item.owner)
+        if record is not None:
+            entry["location"] = record.kind.value
+            entry["path"] = record.source
+        listed.append(entry)
+    return {"commands": listed}

@@ -1,0 +1,252 @@
+"""Building an :class:`~knightcode._agent.session.AgentSession` from a command line.
+
+Everything a run needs is decided here, in one place, with a clear error for each way it can
+be impossible: which session file, which model (``--model`` > the session's last model >
+settings > the first provider with a key), which tools, which execution backend, and the system
+prompt (SYSTEM.md, APPEND_SYSTEM.md, context files, ``--system-prompt``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from knightcode._errors import ConfigError, NotAvailableError, UsageError
+
+if TYPE_CHECKING:
+    from knightcode._agent.session import AgentSession
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._config.loading import Settings
+    from knightcode._llm.registry import ModelRegistry
+    from knightcode._llm.types import Model
+    from knightcode._plugins.definitions import ToolDefinition
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+    from knightcode._session.manager import SessionManager
+
+NO_MODEL = (
+    "no model available: set an API key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or describe "
+    "an endpoint in {models} (see docs/models.md), then pick it with --model provider/id"
+)
+
+
+def open_session(
+    request: RunRequest, cwd: Path, agent_dir: Path, settings: Settings
+) -> SessionManager:
+    """The session file this run writes to."""
+    from knightcode._session.location import resolve_session_dir
+    from knightcode._session.manager import SessionManager
+
+    if request.no_session:
+        return SessionManager.in_memory(cwd)
+    session_dir = resolve_session_dir(
+        cwd, agent_dir, cli_dir=request.session_dir, settings_dir=settings.session_dir(cwd)
+    )
+    if request.session is not None:
+        return SessionManager.open(request.session.expanduser().resolve(), session_dir)
+    if request.continue_recent:
+        return SessionManager.continue_recent(cwd, session_dir)
+    if request.resume:
+        raise NotAvailableError(
+            "--resume needs the interactive session picker, which is not built yet; use --session PATH or -c"
+        )
+    return SessionManager.create(cwd, session_dir)
+
+
+def choose_model(
+    request: RunRequest,
+    registry: ModelRegistry,
+    session: SessionManager,
+    settings: Settings,
+    agent_dir: Path,
+) -> Model:
+    """The model: ``--model``/``--provider``, else the session's, else settings, else the first
+    model whose provider has a key.
+    """
+    if request.model:
+        return registry.resolve(request.model, request.provider)
+    if request.provider:
+        if request.provider not in registry.providers:
+            raise UsageError(
+                f"unknown provider {request.provider!r}; known: {', '.join(registry.providers)}"
+            )
+        chosen = registry.default_model(request.provider, None)
+        if chosen is None or chosen.provider != request.provider:
+            raise ConfigError(f"provider {request.provider!r} has no models")
+        return chosen
+    recorded = session.build_context().model
+    if recorded is not None:
+        found = registry.find(recorded.provider, recorded.model_id)
+        if found is not None:
+            return found
+    model = settings.model
+    chosen = registry.default_model(model.default_provider, model.default_model)
+    if chosen is None:
+        raise ConfigError(NO_MODEL.format(models=agent_dir / "models.json"))
+    return chosen
+
+
+def choose_tools(
+    request: RunRequest, host: PluginHost | None, settings: Settings
+) -> dict[str, ToolDefinition]:
+    """The active tools: ``--tools`` is an allow-list over built-in and plugin tools; otherwise
+    the default built-ins (settings ``defaultTools``) plus every plugin tool. A plugin tool named
+    like a built-in replaces it.
+    """
+    from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, create_builtin_tools
+
+    every: dict[str, ToolDefinition] = dict(create_builtin_tools())
+    plugin_tools = (
+        {item.definition.name: item.definition for item in host.registrations.tools} if host else {}
+    )
+    every.update(plugin_tools)
+    if request.no_tools:
+        return {}
+    if request.tools is not None:
+        unknown = [name for name in request.tools if name not in every]
+        if unknown:
+            raise UsageError(
+                f"--tools: unknown tool {', '.join(map(repr, unknown))}; available: {', '.join(sorted(every))}"
+            )
+        return {name: every[name] for name in request.tools}
+    builtins: list[str] = (
+        []
+        if request.no_builtin_tools
+        else list(settings.model.default_tools or DEFAULT_ACTIVE_TOOLS)
+    )
+    unknown = [name for name in builtins if name not in every]
+    if unknown:
+        raise ConfigError(
+            f"settings defaultTools: unknown tool {', '.join(map(repr, unknown))}; built-in tools: {', '.join(BUILTIN_TOOL_NAMES)}"
+        )
+    active = {name: every[name] for name in builtins}
+    active.update(
+        {
+            name: tool
+            for name, tool in plugin_tools.items()
+            if name not in BUILTIN_TOOL_NAMES or name in builtins
+        }
+    )
+    return active
+
+
+def system_prompt(
+    request: RunRequest,
+    cwd: Path,
+    agent_dir: Path,
+    trusted: bool,
+    tools: dict[str, ToolDefinition],
+) -> str:
+    """The system prompt from SYSTEM.md/APPEND_SYSTEM.md, the command line and context files."""
+    from knightcode._config.context_files import discover_context_files
+    from knightcode._config.system_prompt import build_system_prompt, load_prompt_files
+
+    files = load_prompt_files(agent_dir, cwd, project_trusted=trusted)
+    append = [text for text in (files.append, *request.append_system_prompt) if text]
+    described = [(name, _one_line(tool)) for name, tool in tools.items()]
+    return build_system_prompt(
+        cwd=cwd,
+        tools=described,
+        context_files=discover_context_files(agent_dir, cwd),
+        system_override=request.system_prompt
+        if request.system_prompt is not None
+        else files.system,
+        append=append,
+    )
+
+
+async def build_agent(
+    request: RunRequest, host: PluginHost, plan: LoadPlan
+) -> AgentSession:
+    """Everything a run needs, assembled; see the module docstring."""
+    from knightcode._agent.retry import RetrySettings
+    from knightcode._agent.session import AgentSession, AgentSessionOptions
+    from knightcode._agent.tool_context import ToolCallContext
+    from knightcode._llm.registry import ModelRegistry
+    from knightcode._tools import LocalBackend
+
+    assert host.options is not None
+    cwd, agent_dir = host.options.cwd, host.options.agent_dir
+    settings = plan.settings
+    model_settings = settings.model
+    registry = ModelRegistry(
+        agent_dir,
+        providers=[item.definition for item in host.registrations.providers],
+        http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
+        proxy=model_settings.http_proxy,
+    )
+    for problem in registry.load_errors:
+        host.warnings.append(problem)
+    session = open_session(request, cwd, agent_dir, settings)
+    model = choose_model(request, registry, session, settings, agent_dir)
+    tools = choose_tools(request, host, settings)
+    backend: Any = await host.emit("execution_backend") or LocalBackend(cwd)
+    thinking = (
+        request.thinking
+        or _session_thinking(session)
+        or model_settings.default_thinking_level
+        or "off"
+    )
+    retry = model_settings.retry
+
+    def tool_context(call_id: str, signal: Any) -> ToolCallContext:
+        return ToolCallContext(
+            cwd=cwd,
+            backend=backend,
+            signal=signal,
+            shell_path=model_settings.shell_path,
+            shell_command_prefix=model_settings.shell_command_prefix,
+            agent_dir=agent_dir,
+            tool_call_id=call_id,
+            extension=host.context,
+        )
+
+    if host.context is not None:
+        host.context.extras.update({"backend": backend, "model_registry": registry})
+    agent = AgentSession(
+        AgentSessionOptions(
+            cwd=cwd,
+            agent_dir=agent_dir,
+            session=session,
+            models=registry,
+            model=model,
+            tools=tools,
+            system_prompt=system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools),
+            host=host,
+            tool_context=tool_context,
+            thinking_level=thinking,
+            retry=RetrySettings(
+                retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
+            ),
+            steering_mode=model_settings.steering_mode,
+            follow_up_mode=model_settings.follow_up_mode,
+            tool_timeout_ms=model_settings.tool_timeout_ms,
+            idle_timeout_ms=model_settings.http_idle_timeout_ms,
+            auto_compaction=model_settings.compaction.enabled,
+        )
+    )
+    if host.context is not None:
+        host.context.extras.update(
+            {
+                "session": agent.session,
+                "agent": agent,
+                "append_entry": agent.append_entry,
+                "set_session_name": agent.set_session_name,
+                "abort": agent.abort,
+            }
+        )
+    return agent
+
+
+def _one_line(tool: ToolDefinition) -> str:
+    """How the system prompt's tool list describes a tool."""
+    if tool.prompt_snippet:
+        return tool.prompt_snippet
+    lines = tool.description.strip().splitlines()
+    return lines[0] if lines else tool.name
+
+
+def _session_thinking(session: SessionManager) -> str | None:
+    if not session.get_entries():
+        return None
+    return session.build_context().thinking_level

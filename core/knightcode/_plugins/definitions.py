@@ -1,0 +1,152 @@
+"""What plugins register through the ``register_*`` hooks.
+
+Each registration hook receives a ``register`` callback that takes either one of these objects or
+the same fields as keyword arguments::
+
+    @hookimpl
+    def register_commands(register):
+        register(name="hello", description="Say hello", handler=say_hello)
+
+The host records which plugin registered each name, so ``knightcode config list`` and conflict
+warnings can name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from knightcode._llm.classify import Classification, ClassifyRequest
+    from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
+    from knightcode._llm.types import Model
+    from knightcode._plugins.context import ExtensionContext
+
+    Classifier = Callable[[Model, ClassifyRequest, ProviderAccess], Awaitable[Classification]]
+
+
+@dataclass(frozen=True)
+class CommandDefinition:
+    """A slash command such as ``/hello``.
+
+    :param name: the command name without the slash
+    :param handler: ``handler(args: str, ctx)``, plain or ``async def``
+    :param description: one line shown in command lists
+    """
+
+    name: str
+    handler: Callable[..., Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FlagDefinition:
+    """A command-line flag added by a plugin (``--name`` or ``--name VALUE``).
+
+    :param name: the flag name without dashes, e.g. ``plan-mode``
+    :param type: ``"boolean"`` for a switch, ``"string"`` for a flag taking a value
+    :param default: the value when the flag is not given
+    :param description: the help text shown by ``knightcode --help``
+    """
+
+    name: str
+    type: Literal["boolean", "string"] = "boolean"
+    default: Any = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ShortcutDefinition:
+    """A key binding for the interactive UI, e.g. ``ctrl+shift+h``.
+
+    :param key: the key id in the keybindings grammar
+    :param handler: ``handler(ctx)``, plain or ``async def``
+    :param description: shown by ``/hotkeys``
+    """
+
+    key: str
+    handler: Callable[..., Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A tool the model can call.
+
+    :param name: the tool name the model sees; a plugin tool named like a built-in tool replaces it
+    :param description: what the tool does, for the model
+    :param parameters: JSON schema of the arguments object
+    :param execute: ``execute(tool_call_id, args, ctx, on_update)``, plain or ``async def``
+    :param label: a short human label for displays
+    :param execution_mode: ``"parallel"`` (default) or ``"sequential"`` when the tool must not run
+        beside other tools of the same assistant message
+    :param prompt_snippet: one line for the system prompt's tool list
+    :param prompt_guidelines: extra guideline bullets for the system prompt
+    :param prepare_arguments: ``prepare_arguments(args) -> args``, run on the raw arguments
+        *before* they are validated against ``parameters``, to accept legacy or sloppy forms a
+        strict schema would reject (the edit tool folds ``oldText``/``newText`` into ``edits``)
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    execute: Callable[..., Any]
+    label: str | None = None
+    execution_mode: Literal["parallel", "sequential"] = "parallel"
+    prompt_snippet: str | None = None
+    prompt_guidelines: tuple[str, ...] = ()
+    prepare_arguments: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class ProviderDefinition:
+    """A model provider (an endpoint plus its models).
+
+    :param name: provider name used in ``provider/model`` ids
+    :param api: wire protocol, ``"openai-completions"`` or ``"anthropic-messages"``, or a custom one
+        served by ``stream``
+    :param base_url: endpoint base URL
+    :param api_key: a literal key, an environment variable name, or ``!command``
+    :param env_keys: environment variables that hold the key (used after ``auth.json``, like the
+        built-in providers' ``OPENAI_API_KEY``); a provider with only these needs no key
+    :param headers: extra request headers
+    :param models: model descriptions (``id``, ``name``, ``contextWindow``, ``maxTokens`` …)
+    :param stream: a custom streaming function for APIs knightcode has no client for
+    :param discover: ``async discover(access) -> DiscoveredModels``: the models a live server
+        offers, asked at run time (``ModelRegistry.refresh_models``, and lazily when a model of
+        this provider is looked up); they come in addition to ``models``. Raise
+        :class:`~knightcode._llm.discovery.DiscoveryError` with a message for the user when the
+        server cannot be reached
+    :param classify: ``async classify(model, request, access) -> Classification``: answers typed
+        questions with one of this provider's classifier models (``ModelRegistry.classify``)
+    :param login: ``login(ctx)``, plain or ``async def``: the interactive set-up run by
+        ``/login <name>`` (ask for a URL or a key with ``ctx.ui`` and store it)
+    """
+
+    name: str
+    api: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    env_keys: tuple[str, ...] = ()
+    headers: dict[str, str] = field(default_factory=dict)
+    models: list[dict[str, Any]] = field(default_factory=list)
+    stream: Callable[..., Any] | None = None
+    discover: Callable[[ProviderAccess], Awaitable[DiscoveredModels]] | None = None
+    classify: Classifier | None = None
+    login: Callable[[ExtensionContext], Awaitable[None] | None] | None = None
+
+
+REGISTRATION_KINDS: dict[str, type[Any]] = {
+    "register_tools": ToolDefinition,
+    "register_commands": CommandDefinition,
+    "register_providers": ProviderDefinition,
+    "register_flags": FlagDefinition,
+    "register_shortcuts": ShortcutDefinition,
+}
+"""Registration hook name -> the definition type its callback builds."""
+
+
+def key_of(definition: Any) -> str:
+    """The name a definition is deduplicated by (``key`` for shortcuts, ``name`` otherwise)."""
+    return str(definition.key if isinstance(definition, ShortcutDefinition) else definition.name)

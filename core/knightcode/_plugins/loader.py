@@ -1,0 +1,118 @@
+"""Importing one plugin, isolated: whatever it raises becomes a one-line reason, never a crash."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from knightcode._plugins.discovery import Candidate
+
+MODULE_PREFIX = "knightcode_ext_"
+
+
+def module_name_for(path: Path) -> str:
+    """A module name unique to this extension path.
+
+    Two extensions may share a file name (``~/.knightcode/_agent/extensions/tools.py`` and
+    ``.knightcode/extensions/tools.py``), so the name carries a hash of the full path.
+    """
+    digest = hashlib.sha1(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    stem = "".join(ch if ch.isalnum() else "_" for ch in path.stem)
+    return f"{MODULE_PREFIX}{stem}_{digest}"
+
+
+def describe_exception(error: BaseException, path: Path | None = None) -> str:
+    """One line saying what went wrong and where, e.g. ``SyntaxError: invalid syntax (x.py, line 3)``."""
+    if isinstance(error, SyntaxError):
+        where = f" ({Path(error.filename).name if error.filename else '?'}, line {error.lineno})"
+        return f"SyntaxError: {error.msg}{where}"
+    frames = traceback.extract_tb(error.__traceback__)
+    location = ""
+    # Point at the deepest frame inside the plugin itself, not at importlib's machinery.
+    for frame in reversed(frames):
+        if path is None or frame.filename.startswith(str(path)):
+            location = f" ({Path(frame.filename).name}, line {frame.lineno})"
+            break
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}{': ' + text if text else ''}{location}"
+
+
+class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
+    """Compile an extension from its source every time, without reading or writing bytecode.
+
+    Bytecode caches are validated by whole-second mtime and size, so an edit that keeps the
+    size within the same second would reload stale code; and writing ``__pycache__`` into a
+    user's extension folders is litter (in a project folder it would even look like an edit).
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+def import_extension(path: Path) -> ModuleType:
+    """Import an extension file or package folder under a private module name.
+
+    The module is placed in ``sys.modules`` before it runs (dataclasses and pickling need that)
+    and removed again if it fails, so a retry after an edit starts clean.
+    """
+    name = module_name_for(path)
+    file = path / "__init__.py" if path.is_dir() else path
+    spec = importlib.util.spec_from_file_location(
+        name,
+        file,
+        loader=_FreshSourceLoader(name, str(file)),
+        submodule_search_locations=[str(path)] if path.is_dir() else None,
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        forget_extension_modules(path)
+        raise
+    return module
+
+
+def forget_extension_modules(path: Path) -> None:
+    """Drop an extension's module and its submodules from ``sys.modules`` (for reload)."""
+    name = module_name_for(path)
+    for key in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
+        del sys.modules[key]
+
+
+def load_candidate(candidate: Candidate) -> Any:
+    """The plugin object of a candidate: the imported module, or the entry point's target."""
+    if candidate.entry_point is not None:
+        return candidate.entry_point.load()
+    assert candidate.path is not None
+    return import_extension(candidate.path)
+
+
+def source_stamp(path: Path) -> tuple[tuple[str, int, int], ...]:
+    """(file, mtime_ns, size) of every ``.py`` file of an extension, to notice edits cheaply."""
+    files: list[Path]
+    if path.is_dir():
+        files = []
+        for root, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            files.extend(Path(root) / n for n in sorted(names) if n.endswith(".py"))
+    else:
+        files = [path]
+    stamp = []
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            continue
+        stamp.append((str(file), info.st_mtime_ns, info.st_size))
+    return tuple(stamp)

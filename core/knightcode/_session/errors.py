@@ -1,0 +1,19 @@
+"""Errors of the session store, each with a message that says what went wrong."""
+
+from __future__ import annotations
+
+from knightcode._errors import KnightcodeError
+
+__all__ = ["EntryNotFoundError", "SessionFileError"]
+
+
+class EntryNotFoundError(KnightcodeError, LookupError):
+    """An operation named an entry id that the session does not hold."""
+
+    def __init__(self, entry_id: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(f"Entry {entry_id} not found")
+
+
+class SessionFileError(KnightcodeError):
+    """A session file cannot be used for the requested operation (e.g. forking an empty file)."""

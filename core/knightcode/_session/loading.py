@@ -1,0 +1,297 @@
+"""Reading session files: tolerant parsing, repair, and migration to version 3.
+
+Loading never drops a valid entry because another line is damaged:
+
+* lines are split on LF bytes only (U+2028 inside a string is not a line break), one trailing CR
+  is tolerated, blank lines are ignored, and every line that is not a JSON object with a string
+  ``type`` is skipped and counted — a truncated last line (a crash mid-write) is just such a line;
+* a missing or invalid header makes the session empty, and :func:`open_session_file` then moves
+  the damaged original aside as ``<name>.corrupt-<n>`` before writing a fresh header;
+* version 1 and 2 files are migrated (ids and parent links assigned, ``firstKeptEntryIndex`` →
+  ``firstKeptEntryId`` counting the header as index 0, role ``hookMessage`` → ``custom``) and
+  rewritten atomically; entries without an id are given one and chained to the previous entry.
+  If such a rewrite would lose skipped lines, the original is kept aside first.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from knightcode._session import jsonl
+from knightcode._session.entries import (
+    CURRENT_SESSION_VERSION,
+    FileEntry,
+    SessionEntry,
+    SessionHeader,
+)
+from knightcode._session.file_store import keep_aside, write_file_atomically
+from knightcode._session.ids import new_entry_id
+
+__all__ = [
+    "LoadReport",
+    "LoadedSession",
+    "load_entries_from_file",
+    "migrate_session_entries",
+    "open_session_file",
+    "read_session_file",
+]
+
+_BOM = b"\xef\xbb\xbf"
+_BATCH_LINES = 256
+_OBJECT_ENDS = (b"}\n", b"}\r\n", b"}")
+_FREEZE_THRESHOLD = 100_000  # tracked objects allocated by one load (~10 000 entries)
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """What loading a file found and did (for a notice to the user, or a test).
+
+    :ivar skipped_lines: non-blank lines that were not usable entries
+    :ivar truncated_tail: the last line was unfinished (no LF) and unparsable: a crash mid-write
+    :ivar invalid_header: the file had content but no valid header, so the session is empty
+    :ivar migrated_from: the version the file was migrated from, if it was
+    :ivar repaired_ids: entries that had no id and were given one
+    :ivar corrupt_copy: where the damaged original was kept aside, if it was
+    :ivar rewritten: whether the file was rewritten (migration, repair, or a fresh header)
+    """
+
+    skipped_lines: int = 0
+    truncated_tail: bool = False
+    invalid_header: bool = False
+    migrated_from: int | None = None
+    repaired_ids: int = 0
+    corrupt_copy: Path | None = None
+    rewritten: bool = False
+
+
+@dataclass(slots=True)
+class LoadedSession:
+    """A parsed session file: its header (``None`` if missing or invalid) and entries."""
+
+    header: SessionHeader | None
+    entries: list[SessionEntry] = field(default_factory=list)
+    report: LoadReport = field(default_factory=LoadReport)
+    blank: bool = True  # no non-blank line at all (missing or empty file)
+
+
+def _is_header(value: Any) -> bool:
+    return (
+        type(value) is dict and value.get("type") == "session" and isinstance(value.get("id"), str)
+    )
+
+
+def read_session_file(path: Path) -> LoadedSession:
+    """Parse ``path`` into header and entries, migrating in memory; writes nothing.
+
+    A missing file reads as blank. See :func:`open_session_file` for the repairs on disk.
+    """
+    report = LoadReport()
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below; binary lines split on LF only
+    except FileNotFoundError:
+        return LoadedSession(None, [], report, blank=True)
+    with handle, _bulk_allocation():
+        parsed, blank = _parse_file(handle, report)
+    if not parsed or not _is_header(parsed[0]):
+        # The reference rule: the first parsed line must be a header, or the session is empty.
+        report.invalid_header = not blank
+        return LoadedSession(None, [], report, blank=blank)
+    header = parsed[0]
+    entries: list[Any] = []
+    for value in parsed[1:]:
+        if value["type"] == "session":
+            report.skipped_lines += 1  # a second header (concatenated files): not an entry
+        else:
+            entries.append(value)
+    version = _version(header)
+    if version < CURRENT_SESSION_VERSION:
+        _migrate(header, entries, version)
+        report.migrated_from = version
+    report.repaired_ids = _repair_missing_ids(entries)
+    return LoadedSession(cast(SessionHeader, header), entries, report, blank=False)
+
+
+@contextmanager
+def _bulk_allocation() -> Iterator[None]:
+    # Parsing allocates ~10 container objects per entry; with the cyclic GC running, a
+    # 100 000-entry file triggers repeated full collections that cost more than the parsing
+    # (measured: 2.2 s instead of 0.7 s). JSON data has no cycles, so the GC is paused while
+    # parsing. A large result is then frozen (gc.freeze) so later collections do not rescan
+    # it: the objects are still freed by reference counting when the session is dropped.
+    enabled = gc.isenabled()
+    gc.disable()
+    before = gc.get_count()[0]
+    try:
+        yield
+    finally:
+        if enabled:
+            if gc.get_count()[0] - before >= _FREEZE_THRESHOLD:
+                gc.freeze()
+            gc.enable()
+
+
+def _parse_file(handle: BinaryIO, report: LoadReport) -> tuple[list[Any], bool]:
+    parsed: list[Any] = []
+    blank = True
+    first = True
+    while True:
+        batch = list(islice(handle, _BATCH_LINES))  # binary iteration splits on b"\n" only
+        if not batch:
+            break
+        if first:
+            first = False
+            batch[0] = batch[0].removeprefix(_BOM)
+        lines = [line for line in batch if not line.isspace()]
+        if not lines:
+            continue
+        blank = False
+        values = _parse_batch(lines)
+        if values is None:
+            values = _parse_each(lines, report)
+        else:
+            report.truncated_tail = False
+        for value in values:
+            if type(value) is dict and type(value.get("type")) is str:
+                parsed.append(value)
+            else:
+                report.skipped_lines += 1
+    return parsed, blank
+
+
+def _parse_batch(lines: list[bytes]) -> list[Any] | None:
+    # Fast path: parse a batch of lines as one JSON array. One decoder call shares key strings
+    # across the batch (the decoder memoises keys only within a call), which saves ~100 MB on a
+    # 100 MB file, and saves the per-call overhead. Only lines that look like whole objects
+    # qualify, and the element count must match, else the batch is parsed line by line.
+    if not all(line.startswith(b"{") and line.endswith(_OBJECT_ENDS) for line in lines):
+        return None
+    try:
+        values = jsonl.parse_line(b"".join((b"[", b",".join(lines), b"]")))
+    except ValueError:
+        return None
+    if type(values) is not list or len(values) != len(lines):
+        return None
+    return values
+
+
+def _parse_each(lines: list[bytes], report: LoadReport) -> list[Any]:
+    values: list[Any] = []
+    for line in lines:
+        try:
+            values.append(jsonl.parse_line(line))  # tolerates the trailing LF and one CR
+        except ValueError:
+            report.skipped_lines += 1
+            report.truncated_tail = not line.endswith(b"\n")
+            continue
+        report.truncated_tail = False
+    return values
+
+
+def _version(header: dict[str, Any]) -> int:
+    version = header.get("version")
+    return version if type(version) is int else 1
+
+
+def _migrate(header: dict[str, Any], entries: list[dict[str, Any]], version: int) -> None:
+    if version < 2:
+        # v1 -> v2: a linear chain of fresh ids. firstKeptEntryIndex indexes the file's entry
+        # list *including the header*, so index i is entries[i - 1] here.
+        taken: set[str] = set()
+        previous: str | None = None
+        for entry in entries:
+            entry["id"] = new_entry_id(taken)
+            taken.add(entry["id"])
+            entry["parentId"] = previous
+            previous = entry["id"]
+        for entry in entries:
+            if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
+                index = entry.pop("firstKeptEntryIndex")
+                if type(index) is int and 1 <= index <= len(entries):
+                    entry["firstKeptEntryId"] = entries[index - 1]["id"]
+    if version < 3:
+        # v2 -> v3: extension messages were renamed from hookMessage to custom.
+        for entry in entries:
+            message = entry.get("message") if entry["type"] == "message" else None
+            if isinstance(message, dict) and message.get("role") == "hookMessage":
+                message["role"] = "custom"
+    header["version"] = CURRENT_SESSION_VERSION
+
+
+def _repair_missing_ids(entries: list[dict[str, Any]]) -> int:
+    # A v1 writer appending to a newer file leaves entries without id/parentId: chain them to
+    # the entry before, as the v1 migration would.
+    if all(type(entry.get("id")) is str for entry in entries):
+        return 0
+    taken = {entry["id"] for entry in entries if type(entry.get("id")) is str}
+    repaired = 0
+    previous: str | None = None
+    for entry in entries:
+        if type(entry.get("id")) is not str:
+            entry["id"] = new_entry_id(taken)
+            taken.add(entry["id"])
+            if "parentId" not in entry:
+                entry["parentId"] = previous
+            repaired += 1
+        previous = entry["id"]
+    return repaired
+
+
+def migrate_session_entries(entries: list[FileEntry]) -> bool:
+    """Migrate a parsed file (header first) to version 3 in place; ``True`` if anything changed."""
+    items = cast(list[dict[str, Any]], entries)
+    header = next((item for item in items if item.get("type") == "session"), None)
+    body = [item for item in items if item.get("type") != "session"]
+    changed = False
+    if header is not None and _version(header) < CURRENT_SESSION_VERSION:
+        _migrate(header, body, _version(header))
+        changed = True
+    return _repair_missing_ids(body) > 0 or changed
+
+
+def load_entries_from_file(path: Path) -> list[FileEntry]:
+    """The reference's ``loadEntriesFromFile``: header then entries, or ``[]`` when the file is
+    missing, empty, or has no valid header. Migrates in memory only.
+    """
+    loaded = read_session_file(path)
+    if loaded.header is None:
+        return []
+    return [loaded.header, *loaded.entries]
+
+
+def _serialise(header: SessionHeader, entries: list[SessionEntry]) -> bytes:
+    return jsonl.encode_line(header) + b"".join(jsonl.encode_line(entry) for entry in entries)
+
+
+def open_session_file(path: Path, fresh_header: Callable[[], SessionHeader]) -> LoadedSession:
+    """Load ``path`` for use as the current session, repairing the file on disk if needed.
+
+    * missing file: nothing is written (the session is created lazily);
+    * blank file: rewritten with ``fresh_header()``;
+    * content without a valid header: the original is kept aside as ``<name>.corrupt-<n>``,
+      then a file holding only ``fresh_header()`` takes its place;
+    * migrated or repaired entries: the file is rewritten atomically (the original is kept aside
+      first when skipped lines would otherwise be lost).
+    """
+    loaded = read_session_file(path)
+    report = loaded.report
+    if loaded.header is None:
+        if not path.exists():
+            return loaded
+        if not loaded.blank:
+            report.corrupt_copy = keep_aside(path)
+        loaded.header = fresh_header()
+        write_file_atomically(path, jsonl.encode_line(loaded.header))
+        report.rewritten = True
+        return loaded
+    if report.migrated_from is not None or report.repaired_ids:
+        if report.skipped_lines:
+            report.corrupt_copy = keep_aside(path)
+        write_file_atomically(path, _serialise(loaded.header, loaded.entries))
+        report.rewritten = True
+    return loaded

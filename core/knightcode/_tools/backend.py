@@ -1,0 +1,133 @@
+"""The ``ExecutionBackend`` protocol: every file and process access of every tool goes here.
+
+knightcode's tools never touch ``os`` or ``subprocess`` directly; they call the backend in the
+tool context. The local backend (:class:`~knightcode._tools.local_backend.LocalBackend`) works on
+this machine. A sandbox plugin returns another implementation from the ``execution_backend`` hook
+and every tool, built-in and plugin tools alike, then works inside the sandbox.
+
+Paths are absolute POSIX path strings in the backend's own filesystem; the tools resolve relative
+paths against the context's ``cwd`` before calling. See ``docs/tools.md`` for the contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+__all__ = ["DirEntry", "ExecResult", "ExecutionBackend", "FileInfo", "OutputCallback"]
+
+OutputCallback = Callable[[bytes], None]
+"""Receives each chunk of process output as it arrives (called on the event loop thread)."""
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What :meth:`ExecutionBackend.stat` reports (symbolic links followed)."""
+
+    is_file: bool
+    is_dir: bool
+    size: int
+    mtime: float  # seconds since the epoch
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    """One entry of :meth:`ExecutionBackend.list_dir`; ``is_dir`` follows symbolic links."""
+
+    name: str
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """How a process ended.
+
+    :param exit_code: the exit status, or None when the process died from a signal
+    :param output: everything the process wrote (stdout and stderr merged, unless
+        ``merge_stderr=False``), or ``b""`` when it was streamed to ``on_output`` instead
+    :param timed_out: the timeout expired and the process group was killed
+    :param aborted: ``signal`` was set and the process group was killed
+    :param stderr: stderr alone when ``merge_stderr=False``, else ``b""``
+    """
+
+    exit_code: int | None
+    output: bytes = b""
+    timed_out: bool = False
+    aborted: bool = False
+    stderr: bytes = b""
+
+
+@runtime_checkable
+class ExecutionBackend(Protocol):
+    """File operations and process execution, as the tools need them.
+
+    File methods raise ``OSError`` (with ``errno`` set, e.g. ``ENOENT``, ``EACCES``, ``EISDIR``)
+    for failures other than those whose result says "missing" (``stat``, ``exists``).
+    """
+
+    async def read_file(self, path: str) -> bytes:
+        """The whole content of the file at ``path``."""
+        ...
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        """Create or replace the file at ``path``, creating missing parent directories."""
+        ...
+
+    async def stat(self, path: str) -> FileInfo | None:
+        """Facts about ``path`` (following links), or None when it does not exist or cannot be
+        reached.
+        """
+        ...
+
+    async def exists(self, path: str) -> bool:
+        """Whether ``path`` exists (following links)."""
+        ...
+
+    async def list_dir(self, path: str) -> list[DirEntry]:
+        """The entries of the directory ``path`` in no particular order, without ``.``/``..``;
+        entries that cannot be stat-ed (dangling links, races) are left out.
+        """
+        ...
+
+    async def exec(
+        self,
+        argv: Sequence[str] | None = None,
+        *,
+        shell_command: str | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        signal: asyncio.Event | None = None,
+        on_output: OutputCallback | None = None,
+        merge_stderr: bool = True,
+    ) -> ExecResult:
+        """Run a process in its own process group and wait for it.
+
+        Give either ``argv`` (run directly) or ``shell_command`` (run by the backend's default
+        shell as ``[shell, "-c", shell_command]``).
+
+        :param cwd: working directory (default: the backend's own)
+        :param env: the complete environment (default: :meth:`environment`)
+        :param timeout: seconds; when it expires the whole process group is killed and the result
+            has ``timed_out``. None or <= 0: no timeout
+        :param signal: when set, the whole process group is killed and the result has ``aborted``
+        :param on_output: receives output chunks as they arrive; ``ExecResult.output`` is then
+            empty
+        :param merge_stderr: False keeps stderr apart, returned whole in ``ExecResult.stderr``
+        :raises OSError: the program could not be started (missing, not executable, bad cwd)
+        """
+        ...
+
+    async def find_executable(self, name: str) -> str | None:
+        """The path of the program ``name`` as :meth:`exec` would find it, or None."""
+        ...
+
+    def environment(self) -> Mapping[str, str]:
+        """The environment processes get by default (the basis the bash tool extends)."""
+        ...
+
+    def home(self) -> str:
+        """The user's home directory, for ``~`` in paths."""
+        ...

@@ -1,0 +1,289 @@
+"""``LocalBackend``: the tools' files and processes on this machine (POSIX).
+
+Processes run in their own session (``start_new_session=True``), so one ``killpg`` reaches the
+command and everything it started; output is read from raw pipes on the event loop, which keeps
+per-chunk overhead low enough for ``rg`` output on large trees (see ``bench/tools_search.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal as signals
+import stat as stat_module
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from knightcode._tools.backend import DirEntry, ExecResult, FileInfo, OutputCallback
+
+__all__ = ["LocalBackend"]
+
+_READ_SIZE = 256 * 1024
+
+
+class _PipeReader:
+    """Reads one pipe without blocking the loop, handing chunks to ``sink``."""
+
+    def __init__(self, fd: int, sink: OutputCallback) -> None:
+        self._fd = fd
+        self._sink = sink
+        self._loop = asyncio.get_running_loop()
+        self._eof = self._loop.create_future()
+        self._watching = True
+        self.received = 0
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        # Read until the pipe is empty (capped) so a chatty process costs few loop iterations.
+        for _ in range(8):
+            try:
+                chunk = os.read(self._fd, _READ_SIZE)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._stop_watching()
+                if not self._eof.done():
+                    self._eof.set_result(None)
+                return
+            self.received += len(chunk)
+            self._sink(chunk)
+
+    def _stop_watching(self) -> None:
+        if self._watching:
+            self._watching = False
+            self._loop.remove_reader(self._fd)
+
+    async def drain(self, idle: float) -> None:
+        """Wait for end of file, giving up once no data arrived for ``idle`` seconds.
+
+        A background job the command left running (``sleep 60 &``) holds the pipe open; like the
+        reference we stop reading shortly after the command itself is gone.
+        """
+        while not self._eof.done():
+            before = self.received
+            try:
+                await asyncio.wait_for(asyncio.shield(self._eof), idle)
+            except TimeoutError:
+                if self.received == before:
+                    return
+
+    def close(self) -> None:
+        self._stop_watching()
+        os.close(self._fd)
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone (or its id now belongs to someone we may not signal)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def _stat(path: str) -> FileInfo | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return FileInfo(
+        stat_module.S_ISREG(info.st_mode),
+        stat_module.S_ISDIR(info.st_mode),
+        info.st_size,
+        info.st_mtime,
+    )
+
+
+def _list_dir(path: str) -> list[DirEntry]:
+    entries: list[DirEntry] = []
+    with os.scandir(path) as scan:
+        for entry in scan:
+            try:
+                if entry.is_symlink():
+                    # stat through the link: a dangling link raises and is skipped, as in the
+                    # reference's ls, and a link to a directory gets its "/".
+                    is_dir = stat_module.S_ISDIR(os.stat(entry.path).st_mode)
+                else:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            entries.append(DirEntry(entry.name, is_dir))
+    return entries
+
+
+class LocalBackend:
+    """The default :class:`~knightcode._tools.backend.ExecutionBackend`: this machine.
+
+    :param cwd: the working directory for processes started without one (default: the current)
+    :param kill_grace: seconds between SIGTERM and SIGKILL when killing a process group
+    :param drain_idle: after a process ends, stop reading its output once the pipe stayed quiet
+        this long (background jobs may keep it open forever)
+    """
+
+    def __init__(
+        self,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        kill_grace: float = 0.2,
+        drain_idle: float = 0.1,
+    ) -> None:
+        self.cwd = os.fspath(cwd) if cwd is not None else os.getcwd()
+        self.kill_grace = kill_grace
+        self.drain_idle = drain_idle
+        self._executables: dict[str, str | None] = {}
+
+    def __repr__(self) -> str:
+        return f"LocalBackend(cwd={self.cwd!r})"
+
+    # --- files ---
+
+    async def read_file(self, path: str) -> bytes:
+        return await asyncio.to_thread(_read_bytes, path)
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        await asyncio.to_thread(_write_bytes, path, data)
+
+    async def stat(self, path: str) -> FileInfo | None:
+        return await asyncio.to_thread(_stat, path)
+
+    async def exists(self, path: str) -> bool:
+        return await self.stat(path) is not None
+
+    async def list_dir(self, path: str) -> list[DirEntry]:
+        return await asyncio.to_thread(_list_dir, path)
+
+    # --- environment ---
+
+    def environment(self) -> Mapping[str, str]:
+        return os.environ
+
+    def home(self) -> str:
+        return os.path.expanduser("~")
+
+    async def find_executable(self, name: str) -> str | None:
+        if name not in self._executables:
+            self._executables[name] = self._lookup(name)
+        return self._executables[name]
+
+    def _lookup(self, name: str) -> str | None:
+        if os.sep in name:
+            return name if os.access(name, os.X_OK) else None
+        # Programs installed as wheels beside our interpreter (the ripgrep wheel's rg) come
+        # first: the venv's bin/ is often not on PATH when knightcode is run by absolute path.
+        beside = Path(sys.executable).parent / name
+        if beside.is_file() and os.access(beside, os.X_OK):
+            return str(beside)
+        return shutil.which(name, path=self.environment().get("PATH"))
+
+    def default_shell(self) -> str:
+        """``/bin/bash``, else ``bash`` on PATH, else ``sh`` (the reference's order)."""
+        if os.path.exists("/bin/bash"):
+            return "/bin/bash"
+        return shutil.which("bash") or "sh"
+
+    # --- processes ---
+
+    async def exec(
+        self,
+        argv: Sequence[str] | None = None,
+        *,
+        shell_command: str | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        signal: asyncio.Event | None = None,
+        on_output: OutputCallback | None = None,
+        merge_stderr: bool = True,
+    ) -> ExecResult:
+        if (argv is None) == (shell_command is None):
+            raise ValueError("exec() needs exactly one of argv and shell_command")
+        command = (
+            list(argv) if argv is not None else [self.default_shell(), "-c", str(shell_command)]
+        )
+        if signal is not None and signal.is_set():
+            return ExecResult(None, aborted=True)
+        collected: list[bytes] = []
+        errors: list[bytes] = []
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe() if not merge_stderr else (-1, -1)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w if merge_stderr else err_w,
+                cwd=cwd or self.cwd,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (out_r, err_r):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        finally:
+            for fd in (out_w, err_w):
+                if fd >= 0:
+                    os.close(fd)
+        readers = [_PipeReader(out_r, on_output or collected.append)]
+        if err_r >= 0:
+            readers.append(_PipeReader(err_r, errors.append))
+        exited = asyncio.ensure_future(process.wait())
+        stop = asyncio.ensure_future(signal.wait()) if signal is not None else None
+        timed_out = aborted = False
+        try:
+            waiting = {exited} if stop is None else {exited, stop}
+            limit = timeout if timeout is not None and timeout > 0 else None
+            done, _ = await asyncio.wait(
+                waiting, timeout=limit, return_when=asyncio.FIRST_COMPLETED
+            )
+            if exited not in done:
+                aborted = stop is not None and stop in done
+                timed_out = not aborted
+                await self._kill_group(process.pid, exited)
+            for reader in readers:
+                await reader.drain(self.drain_idle)
+        finally:
+            if stop is not None:
+                stop.cancel()
+            if not exited.done():
+                # We are being cancelled (the agent's abort path): no time for a grace period.
+                _signal_group(process.pid, signals.SIGKILL)
+            for reader in readers:
+                reader.close()
+        code = process.returncode
+        return ExecResult(
+            code if code is not None and code >= 0 else None,
+            b"".join(collected),
+            timed_out,
+            aborted,
+            b"".join(errors),
+        )
+
+    async def _kill_group(self, pid: int, exited: asyncio.Future[int]) -> None:
+        """SIGTERM the group, give it ``kill_grace`` to go, then SIGKILL whatever is left."""
+        _signal_group(pid, signals.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.shield(exited), self.kill_grace)
+        except TimeoutError:
+            pass
+        # Grandchildren may survive the leader (or ignore SIGTERM): the group kill reaches them.
+        _signal_group(pid, signals.SIGKILL)
+        await exited
