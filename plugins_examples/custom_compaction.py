@@ -13,9 +13,24 @@ compaction runs as usual. See docs/compaction.md ("Custom summarization via plug
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-from knightcode import convert_to_llm, hookimpl, serialize_conversation
+from knightcode import (
+    AbortSignal,
+    CompactionOverride,
+    CompactionPreparation,
+    Context,
+    HookContext,
+    Model,
+    ModelRegistry,
+    StreamOptions,
+    Usage,
+    UserMessage,
+    content_text,
+    convert_to_llm,
+    hookimpl,
+    serialize_conversation,
+)
 
 PROMPT = """Summarize the conversation in the <conversation> tags. The summary replaces the \
 whole conversation, so include everything needed to continue the work: the goals, the \
@@ -28,7 +43,8 @@ work, open problems, and the next steps. Use markdown sections.{previous}
 
 
 @hookimpl
-def register_flags(register: Any) -> None:
+def register_flags(register: Callable[..., None]) -> None:
+    """``--compaction-model provider/id``."""
     register(
         name="compaction-model",
         type="string",
@@ -37,32 +53,39 @@ def register_flags(register: Any) -> None:
     )
 
 
-async def summarize(model: Any, registry: Any, text: str, signal: Any) -> tuple[str, Any]:
+async def summarize(
+    model: Model, registry: ModelRegistry, text: str, signal: AbortSignal
+) -> tuple[str, Usage]:
     """One request to ``model``: the summary text and the request's usage."""
-    from knightcode._llm import Context, StreamOptions
-
-    user = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
+    user: UserMessage = {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "timestamp": 0,
+    }
     # A one-off prompt: writing it to the provider's prompt cache would only cost more.
     options = StreamOptions(
         signal=signal, max_tokens=min(8192, model.max_tokens), cache_retention="none"
     )
-    async for event in registry.stream(model, Context(messages=[user]), options):  # type: ignore[list-item]
+    async for event in registry.stream(model, Context(messages=[user]), options):
         if event["type"] == "error":
             raise RuntimeError(event["error"].get("errorMessage") or "the summary request failed")
         if event["type"] == "done":
             message = event["message"]
-            summary = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
-            return summary, message["usage"]
+            return content_text(message["content"]), message["usage"]
     raise RuntimeError("the summary request ended without an answer")
 
 
 @hookimpl
-async def session_before_compact(preparation: Any, signal: Any, ctx: Any) -> dict[str, Any] | None:
-    reference = ctx.host.flag_value("compaction-model") if ctx.host is not None else None
-    if not reference:
+async def session_before_compact(
+    preparation: CompactionPreparation, signal: AbortSignal, ctx: HookContext
+) -> CompactionOverride | None:
+    """Summarize everything being compacted with the ``--compaction-model``."""
+    reference = ctx.flags["compaction-model"]
+    registry = ctx.model_registry
+    if not isinstance(reference, str) or not reference or registry is None:
         return None  # no model chosen: the built-in compaction does its usual job
     try:
-        model = ctx.model_registry.resolve(reference)
+        model = await registry.resolve(reference, signal=signal)
         messages = [*preparation.messages_to_summarize, *preparation.turn_prefix_messages]
         previous = preparation.previous_summary
         text = PROMPT.format(
@@ -72,18 +95,16 @@ async def session_before_compact(preparation: Any, signal: Any, ctx: Any) -> dic
             else "",
         )
         ctx.ui.notify(f"custom_compaction: summarizing {len(messages)} messages with {model.ref}")
-        summary, usage = await summarize(model, ctx.model_registry, text, signal)
+        summary, usage = await summarize(model, registry, text, signal)
     except Exception as error:
         ctx.ui.notify(f"custom_compaction: {error}; using the built-in compaction", "warning")
         return None
     if not summary.strip():
         return None
-    return {
-        "compaction": {
-            "summary": summary,
-            "first_kept_entry_id": preparation.first_kept_entry_id,
-            "tokens_before": preparation.tokens_before,
-            "usage": usage,
-            "details": {"model": model.ref},
-        }
-    }
+    return CompactionOverride(
+        summary=summary,
+        first_kept_entry_id=preparation.first_kept_entry_id,
+        tokens_before=preparation.tokens_before,
+        usage=usage,
+        details={"model": model.ref},
+    )

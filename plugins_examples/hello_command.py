@@ -11,20 +11,20 @@ Load it for one run with ``knightcode -e plugins_examples/hello_command.py``, or
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
 
-from knightcode import hookimpl
+from knightcode import Block, HookContext, hookimpl
 
 DANGEROUS = re.compile(r"\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+)+/(\s|$)")
 
 
-def greeting(args: str, ctx: Any) -> str:
+def greeting(args: str, ctx: HookContext) -> str:
     """The text ``/hello`` shows: the argument, else the ``--hello-name`` flag, else "world"."""
-    name = args.strip() or ctx.host.flag_value("hello-name") or "world"
+    name = args.strip() or ctx.flags["hello-name"] or "world"
     return f"Hello, {name}!"
 
 
-async def hello(args: str, ctx: Any) -> str:
+async def hello(args: str, ctx: HookContext) -> str:
     """The ``/hello`` command."""
     text = greeting(args, ctx)
     ctx.ui.notify(text)
@@ -32,23 +32,22 @@ async def hello(args: str, ctx: Any) -> str:
 
 
 @hookimpl
-def register_commands(register: Any) -> None:
+def register_commands(register: Callable[..., None]) -> None:
+    """``/hello [name]``."""
     register(name="hello", description="Say hello", handler=hello)
 
 
 @hookimpl
-def register_flags(register: Any) -> None:
+def register_flags(register: Callable[..., None]) -> None:
+    """``--hello-name NAME``."""
     register(
         name="hello-name", type="string", default=None, description="Who /hello greets by default."
     )
 
 
 @hookimpl
-def tool_call(tool_name: str, input: dict[str, Any]) -> dict[str, Any] | None:
+def tool_call(tool_name: str, input: dict[str, object]) -> Block | None:
     """Refuse ``rm -rf /`` and friends; every other call goes ahead."""
     if tool_name == "bash" and DANGEROUS.search(str(input.get("command", ""))):
-        return {
-            "block": True,
-            "reason": "hello_command: refusing to delete from the filesystem root",
-        }
+        return Block("hello_command: refusing to delete from the filesystem root")
     return None

@@ -10,6 +10,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# The in-process session builders (``scenario``, ``build``) and their scripted ``server``.
+pytest_plugins = ["tests.harness"]
+
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from knightcode import (
+    AbortSignal,
+    Block,
+    CompactionOverride,
+    CompactionPreparation,
+    CompactionSettings,
+    FileOperations,
+)
 from knightcode._plugins.host import PluginFailure
 from knightcode._plugins.planning import HostOptions, create_plugin_host
 from knightcode._plugins.records import PluginKind
@@ -23,7 +31,9 @@ def only_the_plugins_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "")
 
 
-def load(agent_dir: Path, project_dir: Path, *paths: Path) -> tuple[object, list[PluginFailure]]:
+def load(
+    agent_dir: Path, project_dir: Path, *paths: Path
+) -> tuple[PluginHost, list[PluginFailure]]:
     failures: list[PluginFailure] = []
     options = HostOptions(cwd=project_dir, agent_dir=agent_dir, extension_paths=paths)
     return create_plugin_host(options, on_failure=failures.append), failures
@@ -41,38 +51,33 @@ async def test_hello_command(
 ) -> None:
     host, failures = load(agent_dir, project_dir, EXAMPLES / "hello_command.py")
     assert failures == []
-    record = host.records[0]  # type: ignore[attr-defined]
+    record = host.records[0]
     assert record.kind is PluginKind.CLI and record.enabled
-    command = host.registrations.commands.get("hello")  # type: ignore[attr-defined]
+    command = host.registrations.commands.get("hello")
     assert command is not None and command.description == "Say hello"
 
-    assert await command.handler("Ada", host.context) == "Hello, Ada!"  # type: ignore[attr-defined]
+    assert await command.handler("Ada", host.context) == "Hello, Ada!"
     assert "info: Hello, Ada!" in capsys.readouterr().err
-    host.flag_values["hello-name"] = "Grace"  # type: ignore[attr-defined]
-    assert await command.handler("", host.context) == "Hello, Grace!"  # type: ignore[attr-defined]
+    host.flag_values["hello-name"] = "Grace"
+    assert await command.handler("", host.context) == "Hello, Grace!"
 
-    blocked = await host.emit(
-        "tool_call", tool_call_id="1", tool_name="bash", input={"command": "rm -rf / "}
-    )  # type: ignore[attr-defined]
-    assert blocked["block"] is True
-    allowed = await host.emit(
-        "tool_call", tool_call_id="2", tool_name="bash", input={"command": "rm -rf ./build"}
-    )  # type: ignore[attr-defined]
+    blocked = await host.hooks.tool_call(
+        tool_call_id="1", tool_name="bash", input={"command": "rm -rf / "}
+    )
+    assert blocked == Block("hello_command: refusing to delete from the filesystem root")
+    allowed = await host.hooks.tool_call(
+        tool_call_id="2", tool_name="bash", input={"command": "rm -rf ./build"}
+    )
     assert allowed is None
 
 
 async def test_audit_log_folder_extension(agent_dir: Path, project_dir: Path) -> None:
     host, failures = load(agent_dir, project_dir, EXAMPLES / "audit_log")
     assert failures == []
-    await host.emit("session_start", reason="startup", previous_session_file=None)  # type: ignore[attr-defined]
-    await host.emit(
-        "tool_execution_end",
-        tool_call_id="c1",
-        tool_name="read",
-        args={},
-        result={},
-        is_error=False,
-    )  # type: ignore[attr-defined]
+    await host.hooks.session_start(reason="startup", previous_session_file=None)
+    await host.hooks.tool_execution_end(
+        tool_call_id="c1", tool_name="read", result={"content": []}, is_error=False
+    )
     log = agent_dir / "audit.jsonl"
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(r["event"], r.get("tool")) for r in records] == [
@@ -104,15 +109,13 @@ def test_examples_flags_show_in_help(knightcode_exe: list[str]) -> None:
 async def test_custom_compaction_summarizes_with_another_model(
     agent_dir: Path, project_dir: Path
 ) -> None:
-    import asyncio
-    from types import SimpleNamespace
 
     from knightcode._llm.registry import ModelRegistry
     from knightcode.testing import ScriptedServer, text_reply, usage
 
     host, failures = load(agent_dir, project_dir, EXAMPLES / "custom_compaction.py")
     assert failures == []
-    flag = host.registrations.flags.get("compaction-model")  # type: ignore[attr-defined]
+    flag = host.registrations.flags.get("compaction-model")
     assert flag is not None and flag.type == "string"
     with ScriptedServer(models=("cheap",)) as server:
         (agent_dir / "models.json").write_text(
@@ -129,13 +132,16 @@ async def test_custom_compaction_summarizes_with_another_model(
             )
         )
         registry = ModelRegistry(agent_dir)
-        host.context.extras["model_registry"] = registry  # type: ignore[attr-defined]
-        preparation = SimpleNamespace(
+        host.context.bind_models(registry)
+        preparation = CompactionPreparation(
+            first_kept_entry_id="abc",
             messages_to_summarize=[{"role": "user", "content": "fix the parser", "timestamp": 0}],
             turn_prefix_messages=[],
-            previous_summary="earlier work",
-            first_kept_entry_id="abc",
+            is_split_turn=False,
             tokens_before=9000,
+            previous_summary="earlier work",
+            file_ops=FileOperations(),
+            settings=CompactionSettings(),
         )
         arguments = dict(
             preparation=preparation,
@@ -143,17 +149,18 @@ async def test_custom_compaction_summarizes_with_another_model(
             custom_instructions=None,
             reason="threshold",
             will_retry=False,
-            signal=asyncio.Event(),
+            signal=AbortSignal(),
         )
-        assert await host.emit("session_before_compact", **arguments) is None  # type: ignore[attr-defined]
-        host.flag_values["compaction-model"] = "scripted/cheap"  # type: ignore[attr-defined]
+        assert await host.hooks.session_before_compact(**arguments) is None
+        host.flag_values["compaction-model"] = "scripted/cheap"
         server.add(text_reply("## Parser work", usage=usage(input=40, output=5)))
-        answer = await host.emit("session_before_compact", **arguments)  # type: ignore[attr-defined]
+        answer = await host.hooks.session_before_compact(**arguments)
         await registry.aclose()
         (request,) = [r for r in server.requests if r.method == "POST"]
-    compaction = answer["compaction"]
-    assert compaction["summary"] == "## Parser work" and compaction["first_kept_entry_id"] == "abc"
-    assert compaction["tokens_before"] == 9000 and compaction["usage"]["totalTokens"] == 45
+    assert isinstance(answer, CompactionOverride)
+    assert answer.summary == "## Parser work" and answer.first_kept_entry_id == "abc"
+    assert answer.tokens_before == 9000
+    assert answer.usage is not None and answer.usage["totalTokens"] == 45
     text = request.body["messages"][-1]["content"][0]["text"]
     assert (
         request.body["model"] == "cheap"

@@ -17,7 +17,7 @@ SOURCE = Path(hookspecs.__file__).read_text(encoding="utf-8")
 
 # The contract, banner by banner: name -> (arguments, rule, chained argument).
 EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
-    "registration hooks": {
+    "Registration hooks": {
         "register_tools": (("register",), Rule.REGISTER, None),
         "register_commands": (("register",), Rule.REGISTER, None),
         "register_providers": (("register",), Rule.REGISTER, None),
@@ -25,10 +25,10 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
         "register_shortcuts": (("register",), Rule.REGISTER, None),
         "execution_backend": (("ctx",), Rule.LAST_RESULT, None),
     },
-    "resource hooks": {
+    "Resource hooks": {
         "resources_discover": (("cwd", "reason", "ctx"), Rule.COLLECT, None),
     },
-    "session lifecycle hooks": {
+    "Session lifecycle hooks": {
         "session_start": (("reason", "previous_session_file", "ctx"), Rule.NOTIFY, None),
         "session_shutdown": (("reason", "target_session_file", "ctx"), Rule.NOTIFY, None),
         "session_before_switch": (
@@ -68,7 +68,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
             None,
         ),
     },
-    "agent and turn hooks": {
+    "Agent and turn hooks": {
         "before_agent_start": (
             ("prompt", "images", "system_prompt", "ctx"),
             Rule.COLLECT_AND_CHAIN,
@@ -83,7 +83,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
         "before_provider_request": (("payload", "ctx"), Rule.TRANSFORM_CHAIN, "payload"),
         "after_provider_response": (("status", "headers", "ctx"), Rule.NOTIFY, None),
     },
-    "message and tool execution hooks": {
+    "Message and tool execution hooks": {
         "message_start": (("message", "ctx"), Rule.NOTIFY, None),
         "message_update": (("message", "assistant_message_event", "ctx"), Rule.NOTIFY, None),
         "message_end": (("message", "ctx"), Rule.NOTIFY, None),
@@ -99,7 +99,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
             None,
         ),
     },
-    "tool hooks": {
+    "Tool hooks": {
         "tool_call": (("tool_call_id", "tool_name", "input", "ctx"), Rule.FIRST_BLOCK, None),
         "tool_result": (
             ("tool_call_id", "tool_name", "input", "content", "details", "is_error", "ctx"),
@@ -107,7 +107,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
             None,
         ),
     },
-    "input and model hooks": {
+    "Input and model hooks": {
         "input": (("text", "images", "source", "ctx"), Rule.INPUT_CHAIN, None),
         "user_bash": (("command", "exclude_from_context", "cwd", "ctx"), Rule.FIRST_RESULT, None),
         "model_select": (("model", "previous_model", "source", "ctx"), Rule.NOTIFY, None),

@@ -1,22 +1,22 @@
 """The extension contract: every hook a knightcode plugin can implement.
 
-Each hook is a pluggy hookspec. Its docstring says when it fires, what every argument holds, what a
-result means and how the results of several plugins combine (the rule is also recorded on the
-function by :func:`~knightcode._plugins.combine.combine`, which the host's dispatcher reads).
-``docs/plugin-hooks.md`` mirrors this file; ``tests/test_docs_hooks.py`` keeps the two in step.
+Each hook is a pluggy hookspec whose signature says what a handler receives and what it may
+return, and whose docstring says when it fires and what each argument and result means. How the
+results of several plugins combine is the rule recorded by :func:`~knightcode._plugins.combine.combine`.
+This file is the single source of ``docs/plugin-hooks.md`` (``python -m scripts.hook_docs``
+writes it; ``tests/test_docs_hooks.py`` fails when the page is stale), and the kernel fires each
+hook through the typed method of the same name on :class:`~knightcode._plugins.hooks.Hooks`.
 
 A hook implementation may declare any subset of a hook's arguments, in any order (pluggy passes
-arguments by name), and may be a plain function or ``async def``. Event handlers run in plugin load
-order: built-ins, installed plugins, user extensions, project extensions, settings ``extensions``,
-then ``-e`` paths. Every event hook takes ``ctx`` (the
-:class:`~knightcode._plugins.context.ExtensionContext`) as its last argument.
+arguments by name), and may be a plain function or ``async def``. Every event hook takes ``ctx``
+(the :class:`~knightcode._plugins.context.HookContext`) as its last argument.
 
-This module is imported on every start, so it imports nothing beyond the markers and the rules.
+This module is imported on every start: the types below are imported for the type checker only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from knightcode._markers import hookspec
 from knightcode._plugins.combine import Rule, combine
@@ -25,28 +25,62 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from knightcode._plugins.context import ExtensionContext
+    from knightcode._abort import AbortSignal
+    from knightcode._llm.types import Model
+    from knightcode._plugins.context import HookContext
+    from knightcode._plugins.preparations import CompactionPreparation, TreePreparation
+    from knightcode._plugins.results import (
+        AgentStartChanges,
+        BashAnswer,
+        Block,
+        Cancel,
+        CompactionOverride,
+        CompactionVerdict,
+        ForkOptions,
+        Handled,
+        Resources,
+        RunInBackend,
+        ToolResultPatch,
+        Transform,
+        TreeNavigationOptions,
+    )
+    from knightcode._tools.backend import ExecutionBackend
+    from knightcode._types.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
+    from knightcode._types.events import CompactionReason
+    from knightcode._types.messages import (
+        AgentMessage,
+        AssistantMessage,
+        ImageContent,
+        ThinkingLevel,
+        ToolResult,
+        ToolResultContent,
+        ToolResultMessage,
+    )
+    from knightcode._types.stream import AssistantMessageEvent
 
-# --- registration hooks ---
+# --- Registration hooks ---
+# Called once per plugin, when it is loaded. Each receives a ``register`` callback that takes a
+# definition object (``ToolDefinition``, ``CommandDefinition`` …) or the same fields as keyword
+# arguments. knightcode remembers which plugin registered each name, so ``knightcode config list``
+# and conflict warnings can name it.
 
 
 @hookspec
 @combine(Rule.REGISTER)
 def register_tools(register: Callable[..., None]) -> None:
-    """Called once per plugin, when it is loaded, to register tools the model can call.
+    """Register tools the model can call.
 
-    ``register`` takes a :class:`~knightcode._plugins.definitions.ToolDefinition` or its fields as
-    keyword arguments (``name``, ``description``, ``parameters``, ``execute`` …). A plugin tool
-    named like one of the seven built-in tools (``read``, ``write``, ``edit``, ``bash``, ``grep``,
-    ``find``, ``ls``) replaces the built-in one.
+    ``register`` takes a ``ToolDefinition`` or its fields as keyword arguments: ``name``,
+    ``description`` (for the model), ``parameters`` (JSON schema of the arguments), ``execute``
+    (``execute(tool_call_id, args, ctx, on_update)``, plain or ``async``, returning a
+    ``ToolResult`` ``{"content": [...], "details": ...}``; ``ctx`` is a ``ToolContext``), and
+    optionally ``label``, ``execution_mode`` (``"parallel"`` or ``"sequential"``),
+    ``prompt_snippet``, ``prompt_guidelines`` and ``prepare_arguments``. A plugin tool named like
+    one of the seven built-in tools (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``,
+    ``ls``) replaces the built-in one.
 
-    :param register: the callback that records one tool for the calling plugin
+    :param register: records one tool for the calling plugin
     :returns: Ignored.
-
-    Combination: registration — every plugin is called once. Between plugins the first
-    registration of a name wins and the later one is reported as a conflict naming both plugins
-    (except that a plugin tool replaces a built-in tool of the same name). A raising handler is
-    isolated: that plugin fails to load (reported, skipped) and the other plugins still load.
 
     .. versionadded:: 0.1
     """
@@ -55,18 +89,15 @@ def register_tools(register: Callable[..., None]) -> None:
 @hookspec
 @combine(Rule.REGISTER)
 def register_commands(register: Callable[..., None]) -> None:
-    """Called once per plugin, when it is loaded, to register slash commands such as ``/hello``.
+    """Register slash commands such as ``/hello``.
 
-    ``register`` takes a :class:`~knightcode._plugins.definitions.CommandDefinition` or its fields
-    as keyword arguments (``name``, ``handler``, ``description``). The handler is called as
-    ``handler(args, ctx)`` with the text after the command name.
+    ``register`` takes a ``CommandDefinition`` or its fields as keyword arguments: ``name``
+    (without the slash), ``handler`` (``handler(args, ctx)``, plain or ``async``; ``args`` is the
+    text after the command) and ``description``. Commands work in every mode: typed in the
+    interactive UI, given as the message of ``-p``, or sent as an RPC ``prompt``.
 
-    :param register: the callback that records one command for the calling plugin
+    :param register: records one command for the calling plugin
     :returns: Ignored.
-
-    Combination: registration — the first registration of a name wins; a later one is reported
-    as a conflict naming both plugins. A raising handler is isolated: that plugin fails to load
-    (reported, skipped) and the other plugins still load.
 
     .. versionadded:: 0.1
     """
@@ -75,18 +106,16 @@ def register_commands(register: Callable[..., None]) -> None:
 @hookspec
 @combine(Rule.REGISTER)
 def register_providers(register: Callable[..., None]) -> None:
-    """Called once per plugin, when it is loaded, to register model providers.
+    """Register model providers.
 
-    ``register`` takes a :class:`~knightcode._plugins.definitions.ProviderDefinition` or its fields
-    as keyword arguments (``name``, ``api``, ``base_url``, ``api_key``, ``models`` …). Its models
+    ``register`` takes a ``ProviderDefinition`` or its fields as keyword arguments: ``name``,
+    ``api``, ``base_url``, ``api_key``, ``env_keys``, ``headers``, ``models``, and for providers
+    knightcode has no client for, ``stream``; for providers whose models are found at run time,
+    ``discover``; ``classify`` for classifier models; ``login`` for ``/login <name>``. The models
     become selectable as ``<provider>/<model id>``.
 
-    :param register: the callback that records one provider for the calling plugin
+    :param register: records one provider for the calling plugin
     :returns: Ignored.
-
-    Combination: registration — the first registration of a name wins; a later one is reported
-    as a conflict naming both plugins. A raising handler is isolated: that plugin fails to load
-    (reported, skipped) and the other plugins still load.
 
     .. versionadded:: 0.1
     """
@@ -95,18 +124,15 @@ def register_providers(register: Callable[..., None]) -> None:
 @hookspec
 @combine(Rule.REGISTER)
 def register_flags(register: Callable[..., None]) -> None:
-    """Called once per plugin, when it is loaded, to register command-line flags.
+    """Register command-line flags.
 
-    ``register`` takes a :class:`~knightcode._plugins.definitions.FlagDefinition` or its fields as
-    keyword arguments (``name``, ``type``, ``default``, ``description``). Handlers read a flag's
-    value with ``ctx.host.flag_value(name)``.
+    ``register`` takes a ``FlagDefinition`` or its fields as keyword arguments: ``name`` (without
+    dashes), ``type`` (``"boolean"`` or ``"string"``), ``default`` and ``description``. The flag
+    appears in ``knightcode --help`` with your plugin's name; handlers read its value as
+    ``ctx.flags["name"]``.
 
-    :param register: the callback that records one flag for the calling plugin
+    :param register: records one flag for the calling plugin
     :returns: Ignored.
-
-    Combination: registration — the first registration of a name wins; a later one is reported
-    as a conflict naming both plugins. A raising handler is isolated: that plugin fails to load
-    (reported, skipped) and the other plugins still load.
 
     .. versionadded:: 0.1
     """
@@ -115,18 +141,13 @@ def register_flags(register: Callable[..., None]) -> None:
 @hookspec
 @combine(Rule.REGISTER)
 def register_shortcuts(register: Callable[..., None]) -> None:
-    """Called once per plugin, when it is loaded, to register key bindings of the interactive UI.
+    """Register key bindings of the interactive UI.
 
-    ``register`` takes a :class:`~knightcode._plugins.definitions.ShortcutDefinition` or its
-    fields as keyword arguments (``key``, ``handler``, ``description``). The handler is called as
-    ``handler(ctx)``.
+    ``register`` takes a ``ShortcutDefinition`` or its fields as keyword arguments: ``key`` (e.g.
+    ``ctrl+shift+h``), ``handler`` (``handler(ctx)``, plain or ``async``) and ``description``.
 
-    :param register: the callback that records one shortcut for the calling plugin
+    :param register: records one shortcut for the calling plugin
     :returns: Ignored.
-
-    Combination: registration — the first registration of a key wins; a later one is reported as
-    a conflict naming both plugins. A raising handler is isolated: that plugin fails to load
-    (reported, skipped) and the other plugins still load.
 
     .. versionadded:: 0.1
     """
@@ -134,64 +155,63 @@ def register_shortcuts(register: Callable[..., None]) -> None:
 
 @hookspec
 @combine(Rule.LAST_RESULT)
-def execution_backend(ctx: ExtensionContext) -> Any:
-    """Called once at startup, after all plugins are loaded, to choose the execution backend.
+def execution_backend(ctx: HookContext) -> ExecutionBackend | None:
+    """Choose the execution backend, once at start-up after all plugins are loaded.
 
-    The backend is the object every tool, built-in and plugin tools alike, uses for file access
-    and for running processes; a sandbox plugin returns one that works inside its sandbox.
+    The backend is the object every tool — built-in and plugin tools alike — uses to read and
+    write files and to run processes. A sandbox plugin returns one that works inside its
+    sandbox. When no plugin returns one, the local backend (your machine, directly) is used.
 
-    :param ctx: the extension context
-    :returns: an ``ExecutionBackend`` object, or None for no opinion (the local backend is used
-        when no plugin returns one).
-
-    Combination: last non-None result wins, so a later-loaded plugin (a user extension) overrides
-    an earlier one (a built-in sandbox). A raising handler is isolated: it is reported as an
-    extension error and counts as no opinion; the others still run.
+    :param ctx: the hook context
+    :returns: an ``ExecutionBackend``, or None for no opinion.
 
     .. versionadded:: 0.1
     """
 
 
-# --- resource hooks ---
+# --- Resource hooks ---
 
 
 @hookspec
 @combine(Rule.COLLECT)
-def resources_discover(cwd: Path, reason: str, ctx: ExtensionContext) -> dict[str, Any] | None:
-    """Fires when knightcode looks for skills, prompt templates and themes (startup, reload).
+def resources_discover(
+    cwd: Path, reason: Literal["startup", "reload"], ctx: HookContext
+) -> Resources | None:
+    """Add skills, prompt templates and themes, when knightcode looks for them.
+
+    That is at start-up and on reload. Relative paths are resolved against ``cwd``; each path is
+    remembered with the plugin that supplied it.
 
     :param cwd: the working directory of the session
     :param reason: ``"startup"`` or ``"reload"``
-    :param ctx: the extension context
-    :returns: None, or a dict with any of ``skill_paths``, ``prompt_paths`` and ``theme_paths``,
-        each a list of files or directories to add (relative paths are resolved against ``cwd``).
-
-    Combination: collected — every handler runs; the lists of all plugins are concatenated in
-    load order, each path remembered with the plugin that supplied it. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
+    :param ctx: the hook context
+    :returns: ``Resources(skill_paths=..., prompt_paths=..., theme_paths=...)`` (files or
+        directories), or None.
 
     .. versionadded:: 0.1
     """
 
 
-# --- session lifecycle hooks ---
+# --- Session lifecycle hooks ---
 
 
 @hookspec
 @combine(Rule.NOTIFY)
-def session_start(reason: str, previous_session_file: Path | None, ctx: ExtensionContext) -> None:
-    """Fires when a session becomes the current one.
+def session_start(
+    reason: Literal["startup", "reload", "new", "resume", "fork"],
+    previous_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """A session became the current one.
 
-    That is at startup, after a reload, and after switching to a new, resumed or forked session.
+    That is at start-up, after a reload, and after switching to a new, resumed or forked
+    session.
 
     :param reason: ``"startup"``, ``"reload"``, ``"new"``, ``"resume"`` or ``"fork"``
     :param previous_session_file: the session file that was current before (for ``new``,
         ``resume`` and ``fork``), or None
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -199,18 +219,21 @@ def session_start(reason: str, previous_session_file: Path | None, ctx: Extensio
 
 @hookspec
 @combine(Rule.NOTIFY)
-def session_shutdown(reason: str, target_session_file: Path | None, ctx: ExtensionContext) -> None:
-    """Fires when the current session is left.
+def session_shutdown(
+    reason: Literal["quit", "reload", "new", "resume", "fork"],
+    target_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """The current session is being left.
 
     That is on quit, before a reload, and before switching to a new, resumed or forked session.
+    Flush whatever your plugin keeps in memory here; ``ctx.session`` is still the session being
+    left.
 
     :param reason: ``"quit"``, ``"reload"``, ``"new"``, ``"resume"`` or ``"fork"``
     :param target_session_file: the session file that becomes current next, when known, or None
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -219,21 +242,16 @@ def session_shutdown(reason: str, target_session_file: Path | None, ctx: Extensi
 @hookspec
 @combine(Rule.CANCEL_OR_LAST)
 def session_before_switch(
-    reason: str, target_session_file: Path | None, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires before knightcode switches to a new session (``/new``) or resumes another one.
+    reason: Literal["new", "resume"], target_session_file: Path | None, ctx: HookContext
+) -> Cancel | None:
+    """Knightcode is about to start a new session (``/new``) or resume another one.
 
-    A plugin can stop the switch.
+    Your plugin can stop the switch.
 
     :param reason: ``"new"`` or ``"resume"``
     :param target_session_file: the session file to resume, or None for a new session
-    :param ctx: the extension context
-    :returns: ``{"cancel": True}`` to stop the switch; None (or a result without ``cancel``) to
-        let it happen.
-
-    Combination: first cancel short-circuits — the first result with ``cancel`` true stops the
-    walk and wins; otherwise the last non-empty result is kept. A raising handler is isolated: it
-    is reported as an extension error and the others still run.
+    :param ctx: the hook context
+    :returns: ``Cancel()`` to stop the switch, or None to let it happen.
 
     .. versionadded:: 0.1
     """
@@ -242,23 +260,19 @@ def session_before_switch(
 @hookspec
 @combine(Rule.CANCEL_OR_LAST)
 def session_before_fork(
-    entry_id: str, position: str, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires before knightcode forks the session at an entry into a new session file.
+    entry_id: str, position: Literal["before", "at"], ctx: HookContext
+) -> Cancel | ForkOptions | None:
+    """Knightcode is about to fork the session at an entry into a new session file.
 
-    A plugin can stop the fork.
+    Your plugin can stop the fork.
 
     :param entry_id: the id of the entry the fork is made from
     :param position: ``"before"`` to fork from the entry's parent (the entry itself, a user
-        message, goes back into the editor) or ``"at"`` to fork including the entry
-    :param ctx: the extension context
-    :returns: None, or a dict with ``cancel`` (bool, true stops the fork) and
-        ``skip_conversation_restore`` (bool, true keeps the agent's in-memory conversation instead
-        of loading the forked branch into it, for plugins that manage it themselves).
-
-    Combination: first cancel short-circuits — the first result with ``cancel`` true stops the
-    walk and wins; otherwise the last non-empty result is kept. A raising handler is isolated: it
-    is reported as an extension error and the others still run.
+        message, goes back into the editor) or ``"at"`` to fork including the entry (clone)
+    :param ctx: the hook context
+    :returns: ``Cancel()`` to stop the fork; ``ForkOptions(skip_conversation_restore=True)`` to
+        keep the agent's in-memory conversation instead of loading the forked branch into it
+        (for plugins that manage it themselves); or None.
 
     .. versionadded:: 0.1
     """
@@ -267,49 +281,32 @@ def session_before_fork(
 @hookspec
 @combine(Rule.CANCEL_OR_LAST)
 def session_before_compact(
-    preparation: Any,
-    branch_entries: list[Any],
+    preparation: CompactionPreparation,
+    branch_entries: list[SessionEntry],
     custom_instructions: str | None,
-    reason: str,
+    reason: CompactionReason,
     will_retry: bool,
-    signal: Any,
-    ctx: ExtensionContext,
-) -> dict[str, Any] | None:
-    """Fires before a compaction (automatic or ``/compact``) summarizes old messages.
+    signal: AbortSignal,
+    ctx: HookContext,
+) -> Cancel | CompactionOverride | None:
+    """A compaction (automatic or ``/compact``) is about to summarize old messages.
 
-    A plugin can cancel the compaction or supply the summary itself.
+    Your plugin can cancel it, or supply the summary itself — for example from a different
+    model. If the compaction then fails or is aborted, ``session_compact_failed`` fires.
 
-    ``preparation`` is what the default compaction would work from, with the attributes:
-
-    - ``messages_to_summarize`` — the messages to summarize, from the previous kept boundary (or
-      the session start) up to the cut point;
-    - ``turn_prefix_messages`` — the early part of a split user-message span (empty unless
-      ``is_split_turn``);
-    - ``is_split_turn`` — whether the cut point lies inside a user-message span;
-    - ``previous_summary`` — the summary of the previous compaction, or None;
-    - ``file_ops`` — the file operations extracted from the messages (files read, written and
-      edited), carried on from the previous knightcode-generated compaction;
-    - ``tokens_before`` — the context tokens before compaction;
-    - ``first_kept_entry_id`` — the id of the first entry kept verbatim;
-    - ``settings`` — the effective compaction settings, after per-model overrides.
-
-    :param preparation: the compaction preparation described above
-    :param branch_entries: every session entry on the current branch, root first (for state a
-        plugin keeps in custom entries)
+    :param preparation: what the default compaction would work from: the messages to summarize,
+        the first entry kept, the previous summary, the files touched, the settings
+    :param branch_entries: every session entry on the current branch, root first (for state
+        your plugin keeps in custom entries)
     :param custom_instructions: the focus text given to ``/compact``, or None
     :param reason: ``"manual"`` (``/compact``), ``"threshold"`` or ``"overflow"``
     :param will_retry: whether the aborted turn is retried after compaction (overflow recovery)
-    :param signal: the abort signal of the compaction (``signal.is_set()`` becomes true when the
-        user aborts); pass it on to model calls
-    :param ctx: the extension context
-    :returns: ``{"cancel": True}`` to cancel the compaction; or ``{"compaction": {"summary": str,
-        "first_kept_entry_id": str, "tokens_before": int, "usage": ... (optional), "details": ...
-        (optional)}}`` to use that summary instead of generating one; None to let the default
-        compaction run.
-
-    Combination: first cancel short-circuits — the first result with ``cancel`` true stops the
-    walk and wins; otherwise the last non-empty result is kept. A raising handler is isolated: it
-    is reported as an extension error and the others still run.
+    :param signal: set when the user aborts; wait inside ``signal.scope()`` or pass it on to model
+        calls
+    :param ctx: the hook context
+    :returns: ``Cancel()`` to cancel the compaction; ``CompactionOverride(summary,
+        first_kept_entry_id, tokens_before, details=..., usage=...)`` to use your summary
+        instead of generating one; None to let the default compaction run.
 
     .. versionadded:: 0.1
     """
@@ -317,18 +314,16 @@ def session_before_compact(
 
 @hookspec
 @combine(Rule.NOTIFY)
-def session_compact(compaction_entry: Any, from_extension: bool, ctx: ExtensionContext) -> None:
-    """Fires after a compaction succeeded and its entry was written to the session file.
+def session_compact(
+    compaction_entry: CompactionEntry, from_extension: bool, ctx: HookContext
+) -> None:
+    """A compaction succeeded and its entry was written to the session file.
 
-    :param compaction_entry: the ``CompactionEntry`` that was appended (``summary``,
-        ``first_kept_entry_id``, ``tokens_before``, ``usage``, ``details`` …)
+    :param compaction_entry: the ``compaction`` entry that was appended
     :param from_extension: whether a plugin supplied the summary through
         ``session_before_compact``
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -337,16 +332,16 @@ def session_compact(compaction_entry: Any, from_extension: bool, ctx: ExtensionC
 @hookspec
 @combine(Rule.NOTIFY)
 def session_compact_failed(
-    reason: str,
+    reason: CompactionReason,
     error_message: str | None,
     aborted: bool,
     will_retry: bool,
     from_extension: bool,
-    ctx: ExtensionContext,
+    ctx: HookContext,
 ) -> None:
-    """Fires when a manual or automatic compaction fails or is aborted.
+    """A manual or automatic compaction failed or was aborted.
 
-    Every ``session_before_compact`` attempt ends in either ``session_compact`` or this hook, so
+    Every ``session_before_compact`` ends in either ``session_compact`` or this hook, so
     telemetry plugins can pair them.
 
     :param reason: ``"manual"`` (``/compact``), ``"threshold"`` or ``"overflow"``
@@ -354,11 +349,8 @@ def session_compact_failed(
     :param aborted: true when the compaction was cancelled or aborted
     :param will_retry: whether the aborted turn would have been retried after compaction
     :param from_extension: whether a plugin-supplied compaction was being used
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -367,40 +359,34 @@ def session_compact_failed(
 @hookspec
 @combine(Rule.FIRST_RESULT)
 def session_check_compaction(
-    trigger: str,
-    message: Any,
+    trigger: Literal["before_prompt", "between_turns", "after_run", "overflow", "length", "manual"],
+    message: AssistantMessage | None,
     will_retry: bool,
     custom_instructions: str | None,
-    ctx: ExtensionContext,
-) -> dict[str, Any] | None:
-    """Fires at each point where the context may need compacting.
+    ctx: HookContext,
+) -> CompactionVerdict | None:
+    """The context may need compacting here.
 
-    The compaction plugin (``builtin:compaction``) decides and compacts. The kernel only knows
-    *when* to ask: before a new prompt is sent, between the turns of a run (after a tool batch,
-    before the next request), after a run ends, when a provider reported a context overflow or
-    stopped early because of its output limit, and when the user asks (``/compact``, RPC
-    ``compact``). Whether the threshold is crossed (``ctx.agent.auto_compaction_enabled`` says
-    whether automatic compaction is on), and how to compact, is the handler's business. Without
-    a handler (compaction disabled) nothing is compacted, overflow errors stay errors, and a
-    manual compaction is refused.
+    The kernel only knows *when* to ask: before a new prompt is sent, between the turns of a run
+    (after a tool batch, before the next request), after a run ends, when a provider reported a
+    context overflow or stopped early because of its output limit, and when the user asks
+    (``/compact``, RPC ``compact``). Whether to compact (``ctx.agent.auto_compaction_enabled``
+    says whether automatic compaction is on) and how is the handler's business — the compaction
+    plugin (``builtin:compaction``) answers it. Without a handler nothing is compacted, an
+    overflow stays an error, and a manual compaction is refused.
 
     :param trigger: ``"before_prompt"``, ``"between_turns"``, ``"after_run"``, ``"overflow"``,
         ``"length"`` or ``"manual"``
-    :param message: the assistant message behind the check (the failed attempt for
-        ``"overflow"``/``"length"``, with its ``stopReason`` and ``errorMessage``; the last
-        assistant message for the others), or None before the first reply
+    :param message: the assistant message behind the check — the failed attempt for
+        ``"overflow"``/``"length"`` (with its ``stopReason`` and ``errorMessage``), the last
+        assistant message otherwise — or None before the first reply
     :param will_retry: for ``"overflow"``/``"length"``: whether the agent will retry the prompt
         after a successful compaction
-    :param custom_instructions: for ``"manual"``: what the user asked the summary to focus on
-        (``/compact <instructions>``), else None
-    :param ctx: the extension context
-    :returns: None when nothing was done, else ``{"compacted": bool, "retry": bool, "result":
-        {...}}``; ``retry`` true asks the agent to run the prompt again (overflow recovery);
-        ``result`` is the compaction result reported to the user (summary, firstKeptEntryId,
-        tokensBefore …)
-
-    Combination: the first non-None result wins and stops the walk. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
+    :param custom_instructions: for ``"manual"``: what the summary should focus on, else None
+    :param ctx: the hook context
+    :returns: None when nothing was done, else ``CompactionVerdict(compacted, retry=...,
+        result=...)``; ``retry`` runs the prompt again (overflow recovery), ``result`` is the
+        compaction reported to the user.
 
     .. versionadded:: 0.1
     """
@@ -409,40 +395,22 @@ def session_check_compaction(
 @hookspec
 @combine(Rule.CANCEL_OR_LAST)
 def session_before_tree(
-    preparation: Any, signal: Any, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires before ``/tree`` moves to another point of the session tree.
+    preparation: TreePreparation, signal: AbortSignal, ctx: HookContext
+) -> Cancel | TreeNavigationOptions | None:
+    """``/tree`` is about to move to another point of the session tree.
 
-    It fires whether or not the user asked for a summary of the branch being left. A plugin can
-    cancel the navigation or supply the summary.
+    It fires whether or not the user asked for a summary of the branch being left. Your plugin
+    can cancel the move, supply the summary, or change the instructions and the label. The
+    default summarizer (``preparation.summarizer``, offered by ``builtin:compaction``) is called
+    only after every handler had its say, and only if none supplied a summary.
 
-    ``preparation`` has the attributes:
-
-    - ``target_id`` — the entry being navigated to;
-    - ``old_leaf_id`` — the current position, being left (None in an empty session);
-    - ``common_ancestor_id`` — the deepest entry shared by both positions, or None;
-    - ``entries_to_summarize`` — the entries from the old leaf back to the common ancestor;
-    - ``user_wants_summary`` — whether the user chose to summarize the branch being left;
-    - ``custom_instructions`` — the user's instructions for the summary, or None;
-    - ``replace_instructions`` — whether they replace the default summary prompt;
-    - ``label`` — the label the user wants on the summary entry (or the target), or None;
-    - ``summarizer`` — the default summarizer offered by ``builtin:compaction`` (None when it is
-      disabled); knightcode calls it only when no handler cancelled or supplied a summary.
-
-    :param preparation: the tree-navigation preparation described above
-    :param signal: the abort signal of the navigation (``signal.is_set()`` becomes true when the
-        user aborts); pass it on to model calls
-    :param ctx: the extension context
-    :returns: None, or a dict with any of: ``cancel`` (true stops the navigation); ``summary``
-        (``{"summary": str, "details": ..., "usage": ...}``, used instead of a generated one, and
-        only when the user asked for a summary); ``custom_instructions`` (str, for the generated
-        summary); ``replace_instructions`` (bool, the custom instructions replace the default
-        prompt instead of being appended); ``label`` (str, attached to the summary entry or the
-        target).
-
-    Combination: first cancel short-circuits — the first result with ``cancel`` true stops the
-    walk and wins; otherwise the last non-empty result is kept. A raising handler is isolated: it
-    is reported as an extension error and the others still run.
+    :param preparation: the move: target, old leaf, common ancestor, the entries to summarize,
+        whether the user wants a summary, their instructions and label
+    :param signal: set when the user aborts; pass it on to model calls
+    :param ctx: the hook context
+    :returns: ``Cancel()``; or ``TreeNavigationOptions(summary=BranchSummary(...),
+        custom_instructions=..., replace_instructions=..., label=...)`` (any of them; the
+        summary is used only when the user asked for one); or None.
 
     .. versionadded:: 0.1
     """
@@ -453,50 +421,42 @@ def session_before_tree(
 def session_tree(
     new_leaf_id: str | None,
     old_leaf_id: str | None,
-    summary_entry: Any | None,
+    summary_entry: BranchSummaryEntry | None,
     from_extension: bool,
-    ctx: ExtensionContext,
+    ctx: HookContext,
 ) -> None:
-    """Fires after ``/tree`` moved to another point of the session tree.
+    """``/tree`` moved to another point of the session tree.
 
     :param new_leaf_id: the current position now, or None at the root
     :param old_leaf_id: the position that was left, or None
-    :param summary_entry: the ``BranchSummaryEntry`` written for the branch left, or None when no
-        summary was made
-    :param from_extension: whether a plugin supplied that summary through
-        ``session_before_tree`` (false when there is none)
-    :param ctx: the extension context
+    :param summary_entry: the ``branch_summary`` entry written for the branch left, or None
+    :param from_extension: whether a plugin supplied that summary (false when there is none)
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
 
 
-# --- agent and turn hooks ---
+# --- Agent and turn hooks ---
+# An *agent run* is one pass of the agent loop (a prompt, a retry or a queued follow-up); a
+# *turn* is one assistant response plus the tool calls it makes.
 
 
 @hookspec
 @combine(Rule.COLLECT_AND_CHAIN, chained="system_prompt")
 def before_agent_start(
-    prompt: str, images: list[Any], system_prompt: str, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires after the user submitted a prompt, before the agent run for it starts.
+    prompt: str, images: list[ImageContent], system_prompt: str, ctx: HookContext
+) -> AgentStartChanges | None:
+    """The user submitted a prompt; the agent run for it has not started yet.
 
     :param prompt: the prompt text (after skill and template expansion)
-    :param images: the image content blocks attached to the prompt (possibly empty)
+    :param images: the images attached to the prompt (possibly none)
     :param system_prompt: the system prompt for this run, as changed by earlier handlers
-    :param ctx: the extension context
-    :returns: None, or a dict with ``message`` (a custom message ``{"custom_type": str,
-        "content": str or content blocks, "display": bool, "details": ...}`` added to the
-        conversation after the prompt) and/or ``system_prompt`` (str, replaces the system prompt
-        for this run).
-
-    Combination: collected and chained — the ``message`` of every handler is collected in load
-    order; ``system_prompt`` is chained, each handler sees the value the previous one returned. A
-    raising handler is isolated: it is reported as an extension error and the others still run.
+    :param ctx: the hook context
+    :returns: None, or ``AgentStartChanges(message=PluginMessage(custom_type, content, ...),
+        system_prompt=...)``: a message added to the conversation after the prompt (sent to the
+        model as user text) and/or the system prompt for this run.
 
     .. versionadded:: 0.1
     """
@@ -504,33 +464,27 @@ def before_agent_start(
 
 @hookspec
 @combine(Rule.NOTIFY)
-def agent_start(ctx: ExtensionContext) -> None:
-    """Fires when a low-level agent run starts (a prompt, a retry or a queued follow-up).
+def agent_start(ctx: HookContext) -> None:
+    """A low-level agent run started (a prompt, a retry or a queued follow-up).
 
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
 
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
-
     .. versionadded:: 0.1
     """
 
 
 @hookspec
 @combine(Rule.NOTIFY)
-def agent_end(messages: list[Any], will_retry: bool, ctx: ExtensionContext) -> None:
-    """Fires when a low-level agent run ends.
+def agent_end(messages: list[AgentMessage], will_retry: bool, ctx: HookContext) -> None:
+    """A low-level agent run ended.
 
     Automatic work (a retry, overflow recovery, queued messages) may still follow.
 
     :param messages: the messages the run produced
     :param will_retry: whether knightcode retries the run (e.g. after compacting on overflow)
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -538,18 +492,15 @@ def agent_end(messages: list[Any], will_retry: bool, ctx: ExtensionContext) -> N
 
 @hookspec
 @combine(Rule.NOTIFY)
-def agent_before_settle(aborted: bool, ctx: ExtensionContext) -> None:
-    """Fires after recovery processing, before knightcode reports it has no more automatic work.
+def agent_before_settle(aborted: bool, ctx: HookContext) -> None:
+    """Recovery is done; knightcode is about to report that no automatic work remains.
 
-    That report is the ``agent_settled`` event. Handlers see the repaired projection: context
-    edits and a recovery compaction are already applied.
+    That report is the ``agent_settled`` event. Handlers see the repaired session: context edits
+    and a recovery compaction are already applied.
 
     :param aborted: whether the run ended because it was aborted
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -557,16 +508,13 @@ def agent_before_settle(aborted: bool, ctx: ExtensionContext) -> None:
 
 @hookspec
 @combine(Rule.NOTIFY)
-def turn_start(turn_index: int, timestamp: int, ctx: ExtensionContext) -> None:
-    """Fires when a turn (one assistant response plus the tool calls it makes) starts.
+def turn_start(turn_index: int, timestamp: int, ctx: HookContext) -> None:
+    """A turn (one assistant response plus the tool calls it makes) started.
 
     :param turn_index: the index of the turn within the agent run, from 0
     :param timestamp: when the turn started, in milliseconds since the Unix epoch
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -574,17 +522,19 @@ def turn_start(turn_index: int, timestamp: int, ctx: ExtensionContext) -> None:
 
 @hookspec
 @combine(Rule.NOTIFY)
-def turn_end(turn_index: int, message: Any, tool_results: list[Any], ctx: ExtensionContext) -> None:
-    """Fires when a turn finished: the assistant response is complete and its tools have run.
+def turn_end(
+    turn_index: int,
+    message: AssistantMessage,
+    tool_results: list[ToolResultMessage],
+    ctx: HookContext,
+) -> None:
+    """A turn finished: the assistant response is complete and its tools have run.
 
     :param turn_index: the index of the turn within the agent run, from 0
     :param message: the assistant message of the turn
-    :param tool_results: the tool result messages of the turn, in call order
-    :param ctx: the extension context
+    :param tool_results: the tool results of the turn, in call order
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -592,20 +542,14 @@ def turn_end(turn_index: int, message: Any, tool_results: list[Any], ctx: Extens
 
 @hookspec
 @combine(Rule.TRANSFORM_CHAIN, chained="messages")
-def context(messages: list[Any], ctx: ExtensionContext) -> list[Any] | None:
-    """Fires before every model call, with the messages about to be sent.
-
-    A plugin can change them.
+def context(messages: list[AgentMessage], ctx: HookContext) -> list[AgentMessage] | None:
+    """A model request is about to be sent; your plugin can change its messages.
 
     The messages are a deep copy: changing them affects only this request, never the session.
 
-    :param messages: the conversation messages for this request, as changed by earlier handlers
-    :param ctx: the extension context
-    :returns: a new list of messages to send instead, or None to leave them unchanged.
-
-    Combination: chained — each non-None result replaces ``messages`` for the next handler and
-    the final list is sent. A raising handler is isolated: it is reported as an extension error
-    and the others still run.
+    :param messages: the conversation for this request, as changed by earlier handlers
+    :param ctx: the hook context
+    :returns: the messages to send instead, or None to leave them unchanged.
 
     .. versionadded:: 0.1
     """
@@ -614,18 +558,14 @@ def context(messages: list[Any], ctx: ExtensionContext) -> list[Any] | None:
 @hookspec
 @combine(Rule.TRANSFORM_CHAIN, chained="payload")
 def before_provider_request(
-    payload: dict[str, Any], ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires just before a request is sent to the model provider, with the request body.
+    payload: dict[str, object], ctx: HookContext
+) -> dict[str, object] | None:
+    """A request body is about to be sent to the model provider.
 
-    :param payload: the provider request body (in the provider API's own shape, e.g. OpenAI chat
-        completions or Anthropic messages), as changed by earlier handlers
-    :param ctx: the extension context
-    :returns: a replacement body, or None to send it unchanged.
-
-    Combination: chained — each non-None result replaces ``payload`` for the next handler and the
-    final body is sent. A raising handler is isolated: it is reported as an extension error and
-    the others still run.
+    :param payload: the provider request body, in the provider API's own shape (OpenAI chat
+        completions, Anthropic messages …), as changed by earlier handlers
+    :param ctx: the hook context
+    :returns: the body to send instead, or None to send it unchanged.
 
     .. versionadded:: 0.1
     """
@@ -633,35 +573,29 @@ def before_provider_request(
 
 @hookspec
 @combine(Rule.NOTIFY)
-def after_provider_response(status: int, headers: dict[str, str], ctx: ExtensionContext) -> None:
-    """Fires when the model provider's response headers arrive, before its body is streamed.
+def after_provider_response(status: int, headers: dict[str, str], ctx: HookContext) -> None:
+    """The model provider's response headers arrived, before its body is streamed.
 
     :param status: the HTTP status code
-    :param headers: the response headers
-    :param ctx: the extension context
+    :param headers: the response headers (names in lower case)
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
 
 
-# --- message and tool execution hooks ---
+# --- Message and tool execution hooks ---
 
 
 @hookspec
 @combine(Rule.NOTIFY)
-def message_start(message: Any, ctx: ExtensionContext) -> None:
-    """Fires when a message starts: a user, assistant, tool result or custom message.
+def message_start(message: AgentMessage, ctx: HookContext) -> None:
+    """A message started: a user, assistant, tool result or custom message.
 
-    :param message: the message (for an assistant message, still empty)
-    :param ctx: the extension context
+    :param message: the message (an assistant message is still empty)
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -670,18 +604,17 @@ def message_start(message: Any, ctx: ExtensionContext) -> None:
 @hookspec
 @combine(Rule.NOTIFY)
 def message_update(
-    message: Any, assistant_message_event: dict[str, Any], ctx: ExtensionContext
+    message: AssistantMessage, assistant_message_event: AssistantMessageEvent, ctx: HookContext
 ) -> None:
-    """Fires for every streamed update of an assistant message (text, thinking, tool call deltas).
+    """An assistant message streamed an update (text, thinking or tool-call deltas).
+
+    It fires for every delta: keep the handler quick.
 
     :param message: the assistant message as streamed so far
     :param assistant_message_event: the stream event (``type`` such as ``"text_delta"``,
         ``contentIndex``, ``delta`` …)
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -689,15 +622,12 @@ def message_update(
 
 @hookspec
 @combine(Rule.NOTIFY)
-def message_end(message: Any, ctx: ExtensionContext) -> None:
-    """Fires when a message is complete; this is the authoritative final message.
+def message_end(message: AgentMessage, ctx: HookContext) -> None:
+    """A message is complete; this is the authoritative final message.
 
     :param message: the final message
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -706,18 +636,15 @@ def message_end(message: Any, ctx: ExtensionContext) -> None:
 @hookspec
 @combine(Rule.NOTIFY)
 def tool_execution_start(
-    tool_call_id: str, tool_name: str, args: dict[str, Any], ctx: ExtensionContext
+    tool_call_id: str, tool_name: str, args: dict[str, object], ctx: HookContext
 ) -> None:
-    """Fires when a tool call starts executing.
+    """A tool call starts executing.
 
-    :param tool_call_id: the id of the tool call, shared by its start, update and end
+    :param tool_call_id: the id of the tool call, shared by its start, updates and end
     :param tool_name: the name of the tool
     :param args: the arguments of the call
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -728,21 +655,18 @@ def tool_execution_start(
 def tool_execution_update(
     tool_call_id: str,
     tool_name: str,
-    args: dict[str, Any],
-    partial_result: Any,
-    ctx: ExtensionContext,
+    args: dict[str, object],
+    partial_result: ToolResult,
+    ctx: HookContext,
 ) -> None:
-    """Fires when a running tool reports a partial result (e.g. output of a running command).
+    """A running tool reported a partial result (e.g. output of a running command).
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
     :param args: the arguments of the call
-    :param partial_result: the latest partial result (``content`` and ``details``) of the tool
-    :param ctx: the extension context
+    :param partial_result: the latest partial result of the tool
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -751,46 +675,41 @@ def tool_execution_update(
 @hookspec
 @combine(Rule.NOTIFY)
 def tool_execution_end(
-    tool_call_id: str, tool_name: str, result: Any, is_error: bool, ctx: ExtensionContext
+    tool_call_id: str, tool_name: str, result: ToolResult, is_error: bool, ctx: HookContext
 ) -> None:
-    """Fires when a tool call finished executing.
+    """A tool call finished executing.
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
-    :param result: the final result (``content`` and ``details``)
+    :param result: the final result
     :param is_error: whether the call failed
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
 
 
-# --- tool hooks ---
+# --- Tool hooks ---
 
 
 @hookspec
 @combine(Rule.FIRST_BLOCK)
 def tool_call(
-    tool_call_id: str, tool_name: str, input: dict[str, Any], ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires before a tool call executes, after its arguments were validated.
+    tool_call_id: str, tool_name: str, input: dict[str, object], ctx: HookContext
+) -> Block | None:
+    """A tool call is about to execute (its arguments are valid); your plugin can block it.
 
-    A plugin can block the call.
+    Unlike other hooks, a handler that raises is not isolated: the exception blocks the call
+    (its message is the error the model sees) and later handlers do not run — a failing guard
+    must not wave a dangerous call through.
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
     :param input: the arguments of the call
-    :param ctx: the extension context
-    :returns: ``{"block": True, "reason": "..."}`` to stop the call (the reason becomes the error
-        tool result the model sees); None to let it run.
-
-    Combination: first block wins — the first result with ``block`` true stops the walk. A raising
-    handler is NOT isolated: the exception propagates, blocks the call, and its message becomes
-    the error tool result; later handlers do not run.
+    :param ctx: the hook context
+    :returns: ``Block(reason)`` to stop the call (the reason becomes the error result the model
+        sees), or None to let it run.
 
     .. versionadded:: 0.1
     """
@@ -801,60 +720,53 @@ def tool_call(
 def tool_result(
     tool_call_id: str,
     tool_name: str,
-    input: dict[str, Any],
-    content: list[dict[str, Any]],
-    details: Any,
+    input: dict[str, object],
+    content: list[ToolResultContent],
+    details: object,
     is_error: bool,
-    ctx: ExtensionContext,
-) -> dict[str, Any] | None:
-    """Fires when a tool call produced its result, before the result is handed to the model.
+    ctx: HookContext,
+) -> ToolResultPatch | None:
+    """A tool call produced its result, which has not been handed to the model yet.
 
-    A plugin can patch the result.
-
-    Also fires for a tool that raised (``is_error`` true, the error text as ``content``), but then
-    patches are ignored: the call stays failed with its error.
+    Your plugin can patch it. It also fires for a tool that raised (``is_error`` true, the error
+    text as ``content``), but then patches are ignored: the call stays failed with its error.
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
     :param input: the arguments of the call
-    :param content: the result content blocks (``{"type": "text", "text": ...}`` or images), as
-        patched by earlier handlers
-    :param details: the tool-specific details of the result, as patched by earlier handlers
+    :param content: the result's content blocks, as patched by earlier handlers
+    :param details: the tool-specific details, as patched by earlier handlers
     :param is_error: whether the result is an error, as patched by earlier handlers
-    :param ctx: the extension context
-    :returns: None, or a partial patch with any of ``content``, ``details`` and ``is_error``.
-
-    Combination: chained patches — patches apply field by field, and each handler sees the values
-    patched by the ones before it; fields a patch leaves out keep their value. A raising handler
-    is isolated: it is reported as an extension error and the others still run.
+    :param ctx: the hook context
+    :returns: None, or ``ToolResultPatch(content=..., details=..., is_error=...)`` with the
+        fields to change.
 
     .. versionadded:: 0.1
     """
 
 
-# --- input and model hooks ---
+# --- Input and model hooks ---
 
 
 @hookspec
 @combine(Rule.INPUT_CHAIN)
 def input(
-    text: str, images: list[Any], source: str, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires when user input arrives, before it is expanded or sent to the agent.
+    text: str,
+    images: list[ImageContent],
+    source: Literal["interactive", "rpc", "extension"],
+    ctx: HookContext,
+) -> Transform | Handled | None:
+    """User input arrived, before it is expanded (skills, templates) or sent to the agent.
 
-    A plugin can rewrite the input or handle it itself.
+    Your plugin can rewrite the input or handle it itself.
 
     :param text: the input text, as transformed by earlier handlers
-    :param images: the attached image content blocks, as transformed by earlier handlers
-    :param source: ``"interactive"``, ``"rpc"`` or ``"extension"`` (sent by a plugin)
-    :param ctx: the extension context
-    :returns: None or ``{"action": "continue"}`` to pass the input on unchanged;
-        ``{"action": "transform", "text": str, "images": [...] (optional)}`` to replace it;
-        ``{"action": "handled"}`` when the plugin dealt with it and nothing else should happen.
-
-    Combination: chained — ``transform`` results are chained (text and images), the first
-    ``handled`` short-circuits. A raising handler is isolated: it is reported as an extension
-    error and the others still run.
+    :param images: the attached images, as transformed by earlier handlers
+    :param source: ``"interactive"``, ``"rpc"`` (RPC, print and JSON modes) or ``"extension"``
+        (sent by a plugin)
+    :param ctx: the hook context
+    :returns: None to pass the input on; ``Transform(text, images=...)`` to replace it;
+        ``Handled()`` when your plugin dealt with it and nothing else should happen.
 
     .. versionadded:: 0.1
     """
@@ -863,23 +775,18 @@ def input(
 @hookspec
 @combine(Rule.FIRST_RESULT)
 def user_bash(
-    command: str, exclude_from_context: bool, cwd: Path, ctx: ExtensionContext
-) -> dict[str, Any] | None:
-    """Fires when the user runs a shell command with ``!`` (or ``!!``), before it runs.
+    command: str, exclude_from_context: bool, cwd: Path, ctx: HookContext
+) -> BashAnswer | RunInBackend | None:
+    """The user runs a shell command with ``!`` (or ``!!``); it has not run yet.
 
-    A plugin can run the command elsewhere or answer it itself.
+    Your plugin can run the command elsewhere or answer it itself.
 
     :param command: the command line
     :param exclude_from_context: true for ``!!``: the output is not added to the model's context
     :param cwd: the directory the command runs in
-    :param ctx: the extension context
-    :returns: None to run it as usual; ``{"operations": backend}`` to run it through that
-        ``ExecutionBackend``; or ``{"result": {"output": str, "exit_code": int | None,
-        "cancelled": bool, "truncated": bool, "full_output_path": str (optional)}}`` to answer
-        it without running it.
-
-    Combination: first result wins — the first non-None result stops the walk. A raising handler
-    is isolated: it is reported as an extension error and the others still run.
+    :param ctx: the hook context
+    :returns: None to run it as usual; ``RunInBackend(backend)`` to run it through that
+        execution backend; ``BashAnswer(output, exit_code, ...)`` to answer without running it.
 
     .. versionadded:: 0.1
     """
@@ -888,19 +795,19 @@ def user_bash(
 @hookspec
 @combine(Rule.NOTIFY)
 def model_select(
-    model: Any, previous_model: Any | None, source: str, ctx: ExtensionContext
+    model: Model,
+    previous_model: Model | None,
+    source: Literal["set", "cycle", "restore"],
+    ctx: HookContext,
 ) -> None:
-    """Fires when the current model changes.
+    """The current model changed.
 
-    :param model: the newly selected model (``provider``, ``id``, ``context_window`` …)
+    :param model: the newly selected model
     :param previous_model: the model selected before, or None
     :param source: ``"set"`` (chosen by the user or a plugin), ``"cycle"`` (model cycling) or
         ``"restore"`` (restored from a resumed session)
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """
@@ -908,17 +815,16 @@ def model_select(
 
 @hookspec
 @combine(Rule.NOTIFY)
-def thinking_level_select(level: str, previous_level: str | None, ctx: ExtensionContext) -> None:
-    """Fires when the thinking level changes.
+def thinking_level_select(
+    level: ThinkingLevel, previous_level: ThinkingLevel | None, ctx: HookContext
+) -> None:
+    """The thinking level changed.
 
-    :param level: the new level: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or
-        ``"xhigh"``
+    :param level: the new level: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``
+        or ``"xhigh"``
     :param previous_level: the level before, or None
-    :param ctx: the extension context
+    :param ctx: the hook context
     :returns: Ignored.
-
-    Combination: every handler runs in load order; results are ignored. A raising handler is
-    isolated: it is reported as an extension error and the others still run.
 
     .. versionadded:: 0.1
     """

@@ -7,29 +7,34 @@ the ``--audit-log`` flag). Load it with ``knightcode -e plugins_examples/audit_l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from knightcode import hookimpl
+from knightcode import HookContext, hookimpl
 
 from .writer import AuditWriter
 
 
-def _writer(ctx: Any) -> AuditWriter:
-    chosen = ctx.host.flag_value("audit-log") if ctx.host is not None else None
-    return AuditWriter(Path(chosen) if chosen else Path(ctx.agent_dir) / "audit.jsonl")
+def _writer(ctx: HookContext) -> AuditWriter:
+    chosen = ctx.flags["audit-log"]
+    return AuditWriter(Path(str(chosen)) if chosen else ctx.agent_dir / "audit.jsonl")
 
 
 @hookimpl
-def register_flags(register: Any) -> None:
+def register_flags(register: Callable[..., None]) -> None:
+    """``--audit-log FILE``."""
     register(name="audit-log", type="string", description="Write the tool audit log to this file.")
 
 
 @hookimpl
-def session_start(reason: str, ctx: Any) -> None:
+def session_start(reason: str, ctx: HookContext) -> None:
+    """Record where and why a session started."""
     _writer(ctx).write({"event": "session_start", "reason": reason, "cwd": str(ctx.cwd)})
 
 
 @hookimpl
-async def tool_execution_end(tool_call_id: str, tool_name: str, is_error: bool, ctx: Any) -> None:
+async def tool_execution_end(
+    tool_call_id: str, tool_name: str, is_error: bool, ctx: HookContext
+) -> None:
+    """Record every finished tool call."""
     _writer(ctx).write({"event": "tool", "id": tool_call_id, "tool": tool_name, "error": is_error})

@@ -6,7 +6,6 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 
 class AuditWriter:
@@ -15,7 +14,8 @@ class AuditWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: dict[str, object]) -> None:
+        """Append ``record`` (with the time) as one line."""
         line = json.dumps({"time": round(time.time(), 3), **record}, ensure_ascii=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

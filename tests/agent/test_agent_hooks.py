@@ -12,8 +12,7 @@ import pytest
 from knightcode import hookimpl
 from knightcode._llm.errors import is_context_overflow
 from knightcode.testing import error_reply, reply, text_reply, tool_call, tool_call_reply, usage
-
-from .harness import (  # noqa: F401 - fixtures
+from tests.harness import (
     CONTEXT_WINDOW,
     MODEL,
     OTHER_MODEL,
@@ -24,8 +23,6 @@ from .harness import (  # noqa: F401 - fixtures
     bounded,
     make_tool,
     result_text,
-    scenario_fixture,
-    server_fixture,
     text_of,
 )
 
@@ -138,7 +135,7 @@ EXPECTED_ROUND_TRIP = [
 
 async def test_observation_hooks_fire_in_load_order_with_their_arguments(scenario: Builder) -> None:
     log: list[tuple[str, str, Any]] = []
-    s = scenario(tools=[recording_tool([])], plugins=[Observer("A", log), Observer("B", log)])
+    s = await scenario(tools=[recording_tool([])], plugins=[Observer("A", log), Observer("B", log)])
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
     await bounded(s.agent.prompt("go"))
     assert [(hook, detail) for name, hook, detail in log if name == "A"] == EXPECTED_ROUND_TRIP
@@ -167,7 +164,7 @@ async def test_a_raising_observation_hook_is_reported_and_the_run_continues(
     scenario: Builder,
 ) -> None:
     log: list[tuple[str, str, Any]] = []
-    s = scenario(tools=[recording_tool([])], plugins=[Broken(), Observer("after", log)])
+    s = await scenario(tools=[recording_tool([])], plugins=[Broken(), Observer("after", log)])
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
     await bounded(s.agent.prompt("go"))
     assert text_of(s.agent.messages[-1]) == "done" and len(s.requests) == 2
@@ -209,7 +206,7 @@ class PassThrough:
 
 async def test_input_transforms_are_chained(scenario: Builder) -> None:
     seen: list[Any] = []
-    s = scenario(plugins=[Transform("one", seen), PassThrough(), Transform("two", seen)])
+    s = await scenario(plugins=[Transform("one", seen), PassThrough(), Transform("two", seen)])
     s.server.add(text_reply("ok"))
     await bounded(s.agent.prompt("hello", source="interactive"))
     assert seen == [("one", "hello", "interactive"), ("two", "hello [one]", "interactive")]
@@ -219,7 +216,7 @@ async def test_input_transforms_are_chained(scenario: Builder) -> None:
 
 async def test_input_handled_short_circuits_and_nothing_runs(scenario: Builder) -> None:
     seen: list[Any] = []
-    s = scenario(plugins=[Transform("one", seen), Handle(seen), Transform("never", seen)])
+    s = await scenario(plugins=[Transform("one", seen), Handle(seen), Transform("never", seen)])
     s.server.add(text_reply("unused"))
     await bounded(s.agent.prompt("hello"))
     assert seen == [("one", "hello", "rpc"), ("handler", "hello [one]")]
@@ -252,14 +249,16 @@ async def test_before_agent_start_injects_messages_and_chains_the_system_prompt(
     scenario: Builder,
 ) -> None:
     seen: list[Any] = []
-    s = scenario(
+    s = await scenario(
         tools=[recording_tool([])], plugins=[Starter("a", seen), Starter("b", seen)], persist=True
     )
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
+    base = s.agent.system_prompt
+    assert base.startswith(SYSTEM_PROMPT)
     await bounded(s.agent.prompt("go"))
-    assert seen == [("a", "go", [], SYSTEM_PROMPT), ("b", "go", [], f"{SYSTEM_PROMPT}\n[a]")]
+    assert seen == [("a", "go", [], base), ("b", "go", [], f"{base}\n[a]")]
     for index in (0, 1):  # every request of the run uses the chained prompt
-        assert s.sent(index)[0] == {"role": "system", "content": f"{SYSTEM_PROMPT}\n[a]\n[b]"}
+        assert s.sent(index)[0] == {"role": "system", "content": f"{base}\n[a]\n[b]"}
     assert s.sent_user_texts(0) == ["go", "remember a", "remember b"]
     starts = [e["message"] for e in s.of_type("message_start")][:3]
     assert [(m["role"], m.get("customType")) for m in starts] == [
@@ -278,7 +277,7 @@ async def test_before_agent_start_injects_messages_and_chains_the_system_prompt(
         "assistant",
     ]
     # The agent's own system prompt is untouched for the next prompt's hooks.
-    assert s.agent.system_prompt == SYSTEM_PROMPT
+    assert s.agent.system_prompt == base
 
 
 # --- context and before_provider_request ------------------------------------------------------
@@ -319,7 +318,7 @@ async def test_context_hook_transforms_each_request_without_touching_the_session
     scenario: Builder,
 ) -> None:
     redact, note = Redact(), AddNote()
-    s = scenario(tools=[recording_tool([])], plugins=[redact, note])
+    s = await scenario(tools=[recording_tool([])], plugins=[redact, note])
     s.server.add(tool_call_reply([tool_call("c1", "echo", {"value": "v"})]), text_reply("done"))
     await bounded(s.agent.prompt("the secret plan"))
     assert redact.calls == 2 and note.seen == ["the [redacted] plan"] * 2
@@ -330,7 +329,7 @@ async def test_context_hook_transforms_each_request_without_touching_the_session
 
 
 async def test_context_hook_edits_in_place_reach_only_the_request(scenario: Builder) -> None:
-    s = scenario(plugins=[InPlace()])
+    s = await scenario(plugins=[InPlace()])
     s.server.add(text_reply("done"))
     await bounded(s.agent.prompt("keep me"))
     assert s.sent_user_texts(0) == ["keep me (edited)"]
@@ -366,7 +365,7 @@ class Responses:
 async def test_before_provider_request_replaces_the_payload_in_a_chain(scenario: Builder) -> None:
     seen: list[Any] = []
     responses = Responses()
-    s = scenario(plugins=[Payload("first", seen), Payload("second", seen), responses])
+    s = await scenario(plugins=[Payload("first", seen), Payload("second", seen), responses])
     s.server.add(text_reply("done"))
     await bounded(s.agent.prompt("hi"))
     assert seen == [("first", None, MODEL), ("second", 0.25, MODEL)]
@@ -410,7 +409,7 @@ async def test_tool_call_first_block_wins(scenario: Builder) -> None:
         executed.append(call_id)  # a plain (not async) execute works too
         return ok("ran")
 
-    s = scenario(tools=[make_tool("count", count, parameters=schema)], plugins=plugins)
+    s = await scenario(tools=[make_tool("count", count, parameters=schema)], plugins=plugins)
     s.server.add(
         tool_call_reply([tool_call("a", "count", {"n": "1"}), tool_call("b", "count", {"n": 2})]),
         text_reply("done"),
@@ -435,7 +434,7 @@ async def test_tool_call_first_block_wins(scenario: Builder) -> None:
 async def test_a_raising_tool_call_hook_blocks_with_its_message(scenario: Builder) -> None:
     log: list[Any] = []
     executed: list[Any] = []
-    s = scenario(
+    s = await scenario(
         tools=[recording_tool(executed)],
         plugins=[Guard("g0", log, raises="guard crashed"), Guard("g1", log)],
     )
@@ -497,7 +496,7 @@ async def test_tool_result_patches_chain_field_by_field(scenario: Builder) -> No
         ),
         Patch("p2", log, lambda cid, content, details: {"is_error": True} if cid == "y" else None),
     ]
-    s = scenario(tools=[make_tool("t", tool)], plugins=plugins)
+    s = await scenario(tools=[make_tool("t", tool)], plugins=plugins)
     s.server.add(
         tool_call_reply([tool_call("x", "t", {"value": "1"}), tool_call("y", "t", {"value": "2"})]),
         text_reply("done"),
@@ -528,7 +527,7 @@ async def test_tool_result_patches_do_not_apply_to_a_failed_tool(scenario: Build
     async def boom(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
         raise RuntimeError("kaboom")
 
-    s = scenario(
+    s = await scenario(
         tools=[make_tool("boom", boom)],
         plugins=[
             Patch("p0", log, {"content": [{"type": "text", "text": "all good"}], "is_error": False})
@@ -559,8 +558,8 @@ class Selections:
 
 async def test_model_and_thinking_selection_hooks(scenario: Builder) -> None:
     selections = Selections()
-    s = scenario(plugins=[selections])
-    other = s.agent.models.find(PROVIDER, OTHER_MODEL)
+    s = await scenario(plugins=[selections])
+    other = await s.agent.model_registry.find(PROVIDER, OTHER_MODEL)
     assert other is not None
     await s.agent.set_model(other, source="cycle")
     await s.agent.set_thinking_level("medium")
@@ -590,13 +589,13 @@ class Compactor:
         if trigger not in ("overflow", "length") or self.verdict is None:
             return None
         if self.verdict == "compact":
-            session = self.holder[0].agent.session
+            agent = self.holder[0].agent
             user = [
                 e
-                for e in session.get_entries()
+                for e in agent.session.get_entries()
                 if e["type"] == "message" and e["message"]["role"] == "user"
             ][-1]
-            session.append_compaction("Earlier talk about numbers.", user["id"], 40000)
+            agent.append_compaction("Earlier talk about numbers.", user["id"], 40000)
             return {"compacted": True, "retry": True}
         return self.verdict
 
@@ -606,7 +605,7 @@ async def test_compaction_checks_fire_before_prompt_between_turns_and_after_run(
 ) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder)
-    s = scenario(tools=[recording_tool([])], plugins=[compactor])
+    s = await scenario(tools=[recording_tool([])], plugins=[compactor])
     holder.append(s)
     s.server.add(
         tool_call_reply([tool_call("c1", "echo", {"value": "v"})]),
@@ -636,7 +635,7 @@ async def test_compaction_checks_fire_before_prompt_between_turns_and_after_run(
 async def test_overflow_is_surfaced_and_recovered_once(scenario: Builder) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder)
-    s = scenario(plugins=[compactor], persist=True)
+    s = await scenario(plugins=[compactor], persist=True)
     holder.append(s)
     s.server.add(error_reply(400, OVERFLOW), text_reply("fits now"))
     await bounded(s.agent.prompt("count to a million"))
@@ -677,7 +676,7 @@ async def test_overflow_is_surfaced_and_recovered_once(scenario: Builder) -> Non
 async def test_a_second_overflow_in_the_same_prompt_does_not_loop(scenario: Builder) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder, verdict={"compacted": False, "retry": True})
-    s = scenario(plugins=[compactor])
+    s = await scenario(plugins=[compactor])
     holder.append(s)
     s.server.add(error_reply(400, OVERFLOW), error_reply(400, OVERFLOW))
     await bounded(s.agent.prompt("big"))
@@ -696,7 +695,7 @@ async def test_a_second_overflow_in_the_same_prompt_does_not_loop(scenario: Buil
 async def test_overflow_without_a_retry_verdict_stops(scenario: Builder) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder, verdict=None)
-    s = scenario(plugins=[compactor])
+    s = await scenario(plugins=[compactor])
     holder.append(s)
     s.server.add(error_reply(400, OVERFLOW), text_reply("unused"))
     await bounded(s.agent.prompt("big"))
@@ -708,7 +707,7 @@ async def test_overflow_without_a_retry_verdict_stops(scenario: Builder) -> None
 async def test_silent_overflow_and_length_reach_the_hook(scenario: Builder) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder, verdict=None)
-    s = scenario(plugins=[compactor])
+    s = await scenario(plugins=[compactor])
     holder.append(s)
     s.server.add(text_reply("too big", usage=usage(input=CONTEXT_WINDOW + 1, output=2)))
     await bounded(s.agent.prompt("one"))
@@ -725,7 +724,7 @@ async def test_a_length_stop_that_used_the_whole_output_limit_is_not_recovered(
 ) -> None:
     holder: list[Scenario] = []
     compactor = Compactor(holder, verdict=None)
-    s = scenario(plugins=[compactor])
+    s = await scenario(plugins=[compactor])
     holder.append(s)
     s.server.add(
         reply(text="long", finish="length", usage=usage(input=10, output=4096))
@@ -737,7 +736,7 @@ async def test_a_length_stop_that_used_the_whole_output_limit_is_not_recovered(
 
 async def test_without_a_compaction_handler_overflow_stays_an_error(scenario: Builder) -> None:
     log: list[tuple[str, str, Any]] = []
-    s = scenario(plugins=[Observer("A", log)])
+    s = await scenario(plugins=[Observer("A", log)])
     s.server.add(error_reply(400, OVERFLOW), text_reply("unused"))
     await bounded(s.agent.prompt("big"))
     assert len(s.requests) == 1 and s.agent.messages[-1]["stopReason"] == "error"
@@ -758,7 +757,7 @@ async def test_observation_hooks_may_be_async(scenario: Builder) -> None:
         def message_end(self, message: Any) -> None:
             order.append(f"fast:{message['role']}")
 
-    s = scenario(plugins=[Slow(), Fast()])
+    s = await scenario(plugins=[Slow(), Fast()])
     s.server.add(text_reply("done"))
     await bounded(s.agent.prompt("go"))
     assert order == ["slow:user", "fast:user", "slow:assistant", "fast:assistant"]
@@ -785,7 +784,7 @@ class EntrySnapshots:
 async def test_tool_call_hook_sees_the_assistant_message_already_stored(scenario: Builder) -> None:
     holder: list[Scenario] = []
     snapshots = EntrySnapshots(holder)
-    s = scenario(tools=[recording_tool([])], plugins=[snapshots])
+    s = await scenario(tools=[recording_tool([])], plugins=[snapshots])
     holder.append(s)
     s.server.add(
         tool_call_reply(
@@ -805,7 +804,7 @@ async def test_slow_message_end_handlers_keep_the_stored_order(scenario: Builder
                 for _ in range(20):
                     await asyncio.sleep(0)
 
-    s = scenario(tools=[recording_tool([])], plugins=[Slow()])
+    s = await scenario(tools=[recording_tool([])], plugins=[Slow()])
     s.server.add(tool_call_reply([tool_call("x", "echo", {"value": "1"})]), text_reply("done"))
     await bounded(s.agent.prompt("hi"))
     stored = [e["message"]["role"] for e in s.agent.session.get_entries() if e["type"] == "message"]
@@ -816,7 +815,7 @@ async def test_slow_message_end_handlers_keep_the_stored_order(scenario: Builder
 async def test_manual_compaction_without_a_compaction_plugin_is_refused(scenario: Builder) -> None:
     from knightcode._agent.session import CompactionUnavailableError
 
-    s = scenario()
+    s = await scenario()
     with pytest.raises(CompactionUnavailableError, match="compaction is disabled"):
         await s.agent.compact()
 
@@ -840,9 +839,9 @@ async def test_manual_compaction_reaches_the_hook_with_instructions(scenario: Bu
                 else None
             )
 
-    s = scenario(plugins=[Manual()])
+    s = await scenario(plugins=[Manual()])
     verdict = await bounded(s.agent.compact("focus on the parser"))
-    assert verdict["result"] == {"summary": "nothing to do"}
+    assert verdict.result == {"summary": "nothing to do"}
     assert seen == [("manual", "focus on the parser", True)]
     assert not s.agent.is_compacting and not s.agent.is_streaming
     assert s.types()[-1] == "agent_settled"

@@ -7,11 +7,11 @@ import asyncio
 import json
 from typing import Any
 
+from knightcode import LocalBackend
 from knightcode._agent.session import AgentSession, AgentSessionOptions
 from knightcode._session.manager import SessionManager
 from knightcode.testing import reply, text_reply, tool_call, tool_call_reply, usage
-
-from .harness import (  # noqa: F401 - fixtures
+from tests.harness import (
     MODEL,
     OTHER_MODEL,
     PROVIDER,
@@ -20,8 +20,6 @@ from .harness import (  # noqa: F401 - fixtures
     bounded,
     make_tool,
     result_text,
-    scenario_fixture,
-    server_fixture,
     text_of,
 )
 
@@ -31,7 +29,7 @@ def ok(text: str) -> dict[str, Any]:
 
 
 async def test_text_reply_exact_event_sequence(scenario: Builder) -> None:
-    s = scenario()
+    s = await scenario()
     s.server.add(text_reply("Hello", " world", usage=usage(input=12, output=2)))
     await bounded(s.agent.prompt("Say hello"))
     assert s.types() == [
@@ -67,7 +65,8 @@ async def test_text_reply_exact_event_sequence(scenario: Builder) -> None:
     assert s.events[12] == {"type": "agent_settled", "aborted": False}
     assert s.agent.messages == [user, final] and not s.agent.is_streaming
     sent = s.sent(0)
-    assert sent[0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert sent[0] == {"role": "system", "content": s.agent.system_prompt}
+    assert s.agent.system_prompt.startswith(SYSTEM_PROMPT)
     assert [m["role"] for m in sent[1:]] == ["user"] and text_of(sent[1]) == "Say hello"
 
 
@@ -78,7 +77,7 @@ async def test_tool_round_trip_exact_sequence_and_payloads(scenario: Builder) ->
         on_update({"content": [{"type": "text", "text": "working"}], "details": {}})
         return ok(f"echo {args['value']}")
 
-    s = scenario(tools=[make_tool("echo", echo)])
+    s = await scenario(tools=[make_tool("echo", echo)])
     s.server.add(
         tool_call_reply([tool_call("call_1", "echo", {"value": "hi"}, split=3)]),
         text_reply("All done."),
@@ -173,7 +172,7 @@ async def test_parallel_tools_start_in_order_overlap_and_results_keep_call_order
         log.append(f"done:{me}")
         return ok(me)
 
-    s = scenario(tools=[make_tool("wait", wait)])
+    s = await scenario(tools=[make_tool("wait", wait)])
     s.agent.subscribe(
         lambda e: (
             log.append(f"{e['type']}:{e['toolCallId']}")
@@ -215,7 +214,7 @@ async def test_a_sequential_tool_makes_the_batch_sequential(scenario: Builder) -
 
         return make_tool(name, execute, execution_mode=mode)
 
-    s = scenario(tools=[tool("locked", "sequential"), tool("free", "parallel")])
+    s = await scenario(tools=[tool("locked", "sequential"), tool("free", "parallel")])
     s.server.add(
         tool_call_reply(
             [
@@ -259,7 +258,7 @@ async def test_tool_failures_become_error_results(scenario: Builder) -> None:
         "properties": {"n": {"type": "integer"}, "label": {"type": "string"}},
         "required": ["n"],
     }
-    s = scenario(
+    s = await scenario(
         tools=[make_tool("count", count, parameters=schema), make_tool("explode", explode)]
     )
     s.server.add(
@@ -325,7 +324,7 @@ async def test_tool_updates_arrive_in_order_before_the_end(scenario: Builder) ->
                 await asyncio.sleep(0)
         return ok("finished")
 
-    s = scenario(tools=[make_tool("chatty", chatty)])
+    s = await scenario(tools=[make_tool("chatty", chatty)])
     s.server.add(tool_call_reply([tool_call("k", "chatty", {"value": "v"})]), text_reply("ok"))
     await bounded(s.agent.prompt("go"))
     tool_events = [e for e in s.events if e["type"].startswith("tool_execution")]
@@ -338,7 +337,7 @@ async def test_tool_updates_arrive_in_order_before_the_end(scenario: Builder) ->
 
 
 async def test_builtin_bash_streams_partial_output(scenario: Builder) -> None:
-    s = scenario(builtin=["bash"])
+    s = await scenario(builtin=["bash"])
     s.server.add(
         tool_call_reply([tool_call("b", "bash", {"command": "echo one; echo two"})]),
         text_reply("ok"),
@@ -358,7 +357,7 @@ async def test_length_stop_with_tool_calls_fails_them_without_running(scenario: 
         executed.append(args)
         return ok("ran")
 
-    s = scenario(tools=[make_tool("echo", echo)])
+    s = await scenario(tools=[make_tool("echo", echo)])
     s.server.add(
         reply(tool_calls=[tool_call("cut", "echo", {"value": "trunc"})], finish="length"),
         text_reply("let me retry"),
@@ -384,7 +383,7 @@ async def test_every_message_reaches_the_session_file_as_it_completes(scenario: 
     async def echo(call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> dict[str, Any]:
         return ok("echoed")
 
-    s = scenario(tools=[make_tool("echo", echo)], persist=True)
+    s = await scenario(tools=[make_tool("echo", echo)], persist=True)
     snapshots: list[tuple[str, Any]] = []
 
     def on_event(event: dict[str, Any]) -> None:
@@ -426,8 +425,8 @@ async def test_every_message_reaches_the_session_file_as_it_completes(scenario: 
 
 
 async def test_model_switch_is_recorded_and_used(scenario: Builder) -> None:
-    s = scenario(persist=True)
-    other = s.agent.models.find(PROVIDER, OTHER_MODEL)
+    s = await scenario(persist=True)
+    other = await s.agent.model_registry.find(PROVIDER, OTHER_MODEL)
     assert other is not None
     s.server.add(text_reply("from the first"), text_reply("from the second"))
     await bounded(s.agent.prompt("one"))
@@ -444,7 +443,7 @@ async def test_model_switch_is_recorded_and_used(scenario: Builder) -> None:
 
 
 async def test_thinking_level_change_is_recorded_and_published(scenario: Builder) -> None:
-    s = scenario(persist=True, model=OTHER_MODEL)
+    s = await scenario(persist=True, model=OTHER_MODEL)
     s.server.add(text_reply("a"), text_reply("b"))
     await bounded(s.agent.prompt("one"))
     await s.agent.set_thinking_level("high")
@@ -460,7 +459,7 @@ async def test_thinking_level_change_is_recorded_and_published(scenario: Builder
 
 
 async def test_reopened_session_records_only_what_changed(scenario: Builder) -> None:
-    s = scenario(persist=True)
+    s = await scenario(persist=True)
     s.server.add(text_reply("a"), text_reply("b"))
     await bounded(s.agent.prompt("one"))
     path = s.agent.session.session_file
@@ -472,10 +471,11 @@ async def test_reopened_session_records_only_what_changed(scenario: Builder) -> 
             cwd=s.project,
             agent_dir=s.agent_dir,
             session=reopened,
-            models=s.agent.models,
+            models=s.agent.model_registry,
             model=s.agent.model,
             tools={},
             system_prompt="x",
+            backend=LocalBackend(s.project),
             thinking_level="low",
         )
     )
@@ -490,7 +490,7 @@ async def test_reopened_session_records_only_what_changed(scenario: Builder) -> 
 
 
 async def test_a_second_prompt_after_the_first_completes(scenario: Builder) -> None:
-    s = scenario()
+    s = await scenario()
     s.server.add(text_reply("Done"), text_reply("Again"))
     await bounded(s.agent.prompt("First message"))
     assert s.agent.is_streaming is False

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from knightcode import AbortSignal, ToolResultPatch
 from knightcode._agent.loop import run_agent_loop, run_agent_loop_continue
-from knightcode._agent.loop_types import LoopConfig, Message, TurnInfo
+from knightcode._agent.loop_types import LoopConfig, TurnInfo
 from knightcode._plugins.definitions import ToolDefinition
+from tests.harness import make_tool, text_of
 
-from .harness import make_tool, text_of
+Message = dict[str, Any]
 
 
 def usage() -> dict[str, Any]:
@@ -98,7 +100,7 @@ def config(stream: Script, tools: list[ToolDefinition] = (), **kwargs: Any) -> L
     return LoopConfig(
         stream=stream,
         tools={t.name: t for t in tools},
-        signal=asyncio.Event(),
+        signal=AbortSignal(),
         tool_context=lambda call_id: None,
         **kwargs,
     )
@@ -172,9 +174,9 @@ async def test_tool_call_and_result_with_after_tool_call_patch() -> None:
 
     async def after(
         call_id: str, name: str, args: dict[str, Any], content: Any, details: Any, is_error: bool
-    ) -> dict[str, Any]:
+    ) -> ToolResultPatch:
         seen_by_hook.append((call_id, name, args, details, is_error))
-        return {"content": [{"type": "text", "text": "patched"}]}
+        return ToolResultPatch(content=[{"type": "text", "text": "patched"}])
 
     stream = Script(
         assistant([call("tool-1", "echo", value="hello")], "toolUse"), assistant("done")

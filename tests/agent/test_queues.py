@@ -9,17 +9,15 @@ from typing import Any
 
 import pytest
 
-from knightcode._agent.queues import MessageQueues, message_text
+from knightcode import content_text
+from knightcode._agent.queues import MessageQueues
 from knightcode._agent.session import AgentBusyError
 from knightcode.testing import text_reply, tool_call, tool_call_reply
-
-from .harness import (  # noqa: F401 - fixtures
+from tests.harness import (
     Builder,
     Scenario,
     bounded,
     make_tool,
-    scenario_fixture,
-    server_fixture,
     text_of,
 )
 
@@ -61,7 +59,7 @@ def message_starts(s: Scenario) -> list[str]:
 
 async def test_steer_during_a_tool_batch_is_delivered_after_the_batch(scenario: Builder) -> None:
     holder: list[Scenario] = []
-    s = scenario(
+    s = await scenario(
         tools=[
             acting_tool(lambda sc: sc.agent.steer("change course"), holder),
             acting_tool(lambda sc: None, holder, name="other"),
@@ -103,7 +101,7 @@ async def test_steering_modes(scenario: Builder, mode: str) -> None:
         sc.agent.steer("s1")
         sc.agent.steer("s2")
 
-    s = scenario(tools=[acting_tool(steer_twice, holder)], steering_mode=mode)  # type: ignore[arg-type]
+    s = await scenario(tools=[acting_tool(steer_twice, holder)], steering_mode=mode)  # type: ignore[arg-type]
     holder.append(s)
     s.server.add(
         tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
@@ -135,7 +133,7 @@ async def test_follow_up_only_when_the_agent_would_stop(scenario: Builder, mode:
         sc.agent.follow_up("f1")
         sc.agent.follow_up("f2")
 
-    s = scenario(tools=[acting_tool(queue, holder)], follow_up_mode=mode)  # type: ignore[arg-type]
+    s = await scenario(tools=[acting_tool(queue, holder)], follow_up_mode=mode)  # type: ignore[arg-type]
     holder.append(s)
     s.server.add(
         tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
@@ -179,7 +177,7 @@ async def test_steering_beats_follow_up_and_queue_updates_carry_full_queues(
         sc.agent.follow_up("b")
         sc.agent.steer("c")
 
-    s = scenario(tools=[acting_tool(queue, holder)], steering_mode="all")
+    s = await scenario(tools=[acting_tool(queue, holder)], steering_mode="all")
     holder.append(s)
     s.server.add(
         tool_call_reply([tool_call("t1", "act", {"value": "1"})]),
@@ -206,7 +204,7 @@ async def test_prompt_while_busy_raises_or_queues(scenario: Builder) -> None:
         await gate.wait()
         return {"content": [{"type": "text", "text": "released"}], "details": {}}
 
-    s = scenario(tools=[make_tool("block", block)])
+    s = await scenario(tools=[make_tool("block", block)])
     s.server.add(
         tool_call_reply([tool_call("t1", "block", {"value": "1"})]),
         text_reply("r1"),
@@ -238,15 +236,15 @@ async def test_abort_leaves_queued_messages_queued(scenario: Builder) -> None:
         sc.agent.follow_up("nor later")
         sc.agent.abort()
 
-    s = scenario(tools=[acting_tool(steer_and_abort, holder)])
+    s = await scenario(tools=[acting_tool(steer_and_abort, holder)])
     holder.append(s)
     s.server.add(
         tool_call_reply([tool_call("t1", "act", {"value": "1"})]), text_reply("never sent")
     )
     await bounded(s.agent.prompt("start"))
     assert len(s.requests) == 1
-    assert [message_text(m) for m in s.agent.queues.steering] == ["not now"]
-    assert [message_text(m) for m in s.agent.queues.follow_up] == ["nor later"]
+    assert [content_text(m["content"]) for m in s.agent.queues.steering] == ["not now"]
+    assert [content_text(m["content"]) for m in s.agent.queues.follow_up] == ["nor later"]
     assert s.of_type("agent_settled") == [{"type": "agent_settled", "aborted": True}]
 
 
@@ -293,7 +291,7 @@ def test_queue_clear_returns_steering_first() -> None:
     assert queues.clear() == [] and len(changes) == count
 
 
-def test_message_text_joins_text_blocks_only() -> None:
+def test_content_text_joins_text_blocks_only() -> None:
     message = {
         "role": "user",
         "content": [
@@ -302,5 +300,5 @@ def test_message_text_joins_text_blocks_only() -> None:
             {"type": "text", "text": "here"},
         ],
     }
-    assert message_text(message) == "look here"
-    assert message_text(user("plain")) == "plain"
+    assert content_text(message["content"]) == "look here"
+    assert content_text(user("plain")["content"]) == "plain"

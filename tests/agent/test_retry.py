@@ -11,14 +11,11 @@ from typing import Any
 from knightcode import hookimpl
 from knightcode._agent.retry import RetrySettings, retry_delay_ms
 from knightcode.testing import drop_reply, error_reply, text_reply, tool_call, tool_call_reply
-
-from .harness import (  # noqa: F401 - fixtures
+from tests.harness import (
     Builder,
     Scenario,
     bounded,
     result_text,
-    scenario_fixture,
-    server_fixture,
     text_of,
 )
 
@@ -28,7 +25,7 @@ def retry_events(s: Scenario) -> list[dict[str, Any]]:
 
 
 async def test_abort_while_streaming_records_an_aborted_message(scenario: Builder) -> None:
-    s = scenario(persist=True)
+    s = await scenario(persist=True)
     s.server.add(text_reply(*["tick "] * 400, delay=0.02))
     first_delta = s.when(
         lambda e: (
@@ -64,7 +61,7 @@ def _alive(pid: int) -> bool:
 async def test_abort_while_bash_runs_kills_its_process_group(
     scenario: Builder, project_dir: Path
 ) -> None:
-    s = scenario(builtin=["bash"])
+    s = await scenario(builtin=["bash"])
     command = "sleep 60 & echo $! > sleeper.pid; echo started; wait"
     s.server.add(
         tool_call_reply([tool_call("b1", "bash", {"command": command})]), text_reply("never")
@@ -93,7 +90,7 @@ async def test_abort_while_bash_runs_kills_its_process_group(
 
 
 async def test_transient_errors_are_retried_with_backoff(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(base_delay_ms=40))
+    s = await scenario(retry=RetrySettings(base_delay_ms=40))
     s.server.add(
         error_reply(503, "Service unavailable"),
         error_reply(529, "Overloaded"),
@@ -143,7 +140,7 @@ async def test_transient_errors_are_retried_with_backoff(scenario: Builder) -> N
 
 
 async def test_a_dropped_stream_is_retried(scenario: Builder) -> None:
-    s = scenario()
+    s = await scenario()
     s.server.add(drop_reply(2, text=["partial ", "never ", "ends"]), text_reply("whole"))
     await bounded(s.agent.prompt("hi"))
     assert [e["type"] for e in retry_events(s)] == ["auto_retry_start", "auto_retry_end"]
@@ -151,7 +148,7 @@ async def test_a_dropped_stream_is_retried(scenario: Builder) -> None:
 
 
 async def test_retries_exhausted_report_failure(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(max_retries=2, base_delay_ms=1))
+    s = await scenario(retry=RetrySettings(max_retries=2, base_delay_ms=1))
     s.server.add(
         *[error_reply(500, "Internal server error") for _ in range(3)], text_reply("not reached")
     )
@@ -170,7 +167,7 @@ async def test_retries_exhausted_report_failure(scenario: Builder) -> None:
 
 
 async def test_retry_after_longer_than_backoff_wins(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(base_delay_ms=5))
+    s = await scenario(retry=RetrySettings(base_delay_ms=5))
     s.server.add(
         error_reply(429, "Too many requests", headers={"retry-after-ms": "150"}), text_reply("ok")
     )
@@ -180,7 +177,7 @@ async def test_retry_after_longer_than_backoff_wins(scenario: Builder) -> None:
 
 
 async def test_retry_after_shorter_than_backoff_is_ignored(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(base_delay_ms=60))
+    s = await scenario(retry=RetrySettings(base_delay_ms=60))
     s.server.add(
         error_reply(429, "Too many requests", headers={"retry-after": "0"}), text_reply("ok")
     )
@@ -200,7 +197,7 @@ def test_backoff_formula() -> None:
 
 
 async def test_abort_during_the_retry_wait_stops_at_once(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(base_delay_ms=60_000))
+    s = await scenario(retry=RetrySettings(base_delay_ms=60_000))
     s.server.add(error_reply(503, "Service unavailable"), text_reply("never"))
     waiting = s.when(lambda e: e["type"] == "auto_retry_start")
     run = asyncio.ensure_future(s.agent.prompt("hi"))
@@ -220,7 +217,7 @@ async def test_abort_during_the_retry_wait_stops_at_once(scenario: Builder) -> N
 
 
 async def test_fatal_401_is_not_retried(scenario: Builder) -> None:
-    s = scenario()
+    s = await scenario()
     s.server.add(error_reply(401, "Invalid API key"), text_reply("never"))
     await bounded(s.agent.prompt("hi"))
     assert len(s.requests) == 1 and retry_events(s) == []
@@ -239,7 +236,7 @@ async def test_fatal_401_is_not_retried(scenario: Builder) -> None:
 
 async def test_overflow_errors_are_not_retried_by_the_retry_path(scenario: Builder) -> None:
     # "500" would be retryable; the overflow wording makes it a context overflow instead.
-    s = scenario()
+    s = await scenario()
     s.server.add(
         error_reply(500, "This model's maximum context length is 32000 tokens"), text_reply("never")
     )
@@ -252,7 +249,7 @@ async def test_overflow_errors_are_not_retried_by_the_retry_path(scenario: Build
 
 
 async def test_retry_disabled_means_one_attempt(scenario: Builder) -> None:
-    s = scenario(retry=RetrySettings(enabled=False))
+    s = await scenario(retry=RetrySettings(enabled=False))
     s.server.add(error_reply(503, "Service unavailable"), text_reply("never"))
     await bounded(s.agent.prompt("hi"))
     assert len(s.requests) == 1 and retry_events(s) == []
@@ -268,7 +265,7 @@ async def test_prompt_waits_for_the_retry_even_with_slow_message_end_handlers(
             if message["role"] == "assistant":
                 await asyncio.sleep(0.02)
 
-    s = scenario(plugins=[Slow()])
+    s = await scenario(plugins=[Slow()])
     s.server.add(error_reply(529, "overloaded_error"), text_reply("Success"))
     await bounded(s.agent.prompt("Test"))
     assert len(s.requests) == 2 and s.agent.is_streaming is False

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from knightcode import hookimpl
+from knightcode import AbortSignal, hookimpl
 
 
 class Observer:
@@ -45,7 +44,7 @@ class Observer:
                 },
             )
         )
-        assert isinstance(signal, asyncio.Event)
+        assert isinstance(signal, AbortSignal)
         return self.answer(preparation) if self.answer else None
 
     @hookimpl

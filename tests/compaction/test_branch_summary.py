@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from knightcode import hookimpl
+from knightcode import AbortSignal, hookimpl
 from knightcode._agent.session import CompactionUnavailableError
-from knightcode._agent.tree_navigation import navigate_tree
+from knightcode._agent.tree_navigation import TreeResult, navigate_tree
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
 from knightcode_builtins.compaction.branch import prepare_branch_entries
 from knightcode_builtins.compaction.prompts import BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT
+from tests.harness import Builder, Run, bounded, summary_reply
 
 from .entries import Chain, assistant, tool_result, user
-from .harness import Builder, Run, bounded, build_fixture, server_fixture, summary_reply  # noqa: F401
 
 
 class TreeObserver:
@@ -91,8 +91,9 @@ async def test_navigation_with_the_default_branch_summary(
         + BRANCH_SUMMARY_PROMPT
         + "\n\nKeep the whole summary under 1250 tokens."
     )
-    entry = result["summaryEntry"]
-    assert result["cancelled"] is False and "editorText" not in result
+    entry = result.summary_entry
+    assert entry is not None
+    assert result.cancelled is False and result.editor_text is None
     assert entry["type"] == "branch_summary" and entry["parentId"] == first_answer["id"]
     assert entry["fromId"] == old_leaf["id"] and "fromHook" not in entry
     assert (
@@ -115,7 +116,8 @@ async def test_navigation_with_the_default_branch_summary(
     await bounded(run.agent.prompt("write c.txt"))
     run.server.add(summary_reply("## Goal\nwrote c"))
     nested = await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True))
-    assert nested["summaryEntry"]["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["c.txt"]}
+    assert nested.summary_entry is not None
+    assert nested.summary_entry["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["c.txt"]}
     assert "[User]: The following is a summary of a branch" in run.prompt_text(6)
 
 
@@ -133,7 +135,7 @@ async def test_navigation_without_a_summary_never_asks_the_model(
     result = await bounded(
         navigate_tree(run.agent, question["id"], summarize=False, label="retry here")
     )
-    assert result == {"cancelled": False, "editorText": "what is in a.txt?"}
+    assert result == TreeResult(editor_text="what is in a.txt?")
     assert observer.preparations[0].user_wants_summary is False
     assert observer.preparations[0].summarizer is None
     assert len(run.requests) == requests and run.entries("branch_summary") == []
@@ -145,7 +147,9 @@ async def test_navigation_without_a_summary_never_asks_the_model(
 async def test_a_plugin_can_cancel_the_navigation(build: Builder, project_dir: Path) -> None:
     run = await build(settings=SETTINGS, plugins=(TreeObserver({"cancel": True}),))
     first_answer, old_leaf = await explore(run, project_dir)
-    assert await navigate_tree(run.agent, first_answer["id"], summarize=True) == {"cancelled": True}
+    assert await navigate_tree(run.agent, first_answer["id"], summarize=True) == TreeResult(
+        cancelled=True
+    )
     assert run.agent.session.leaf_id == old_leaf["id"] and len(run.requests) == 3
 
 
@@ -155,7 +159,8 @@ async def test_a_plugin_can_supply_the_summary(build: Builder, project_dir: Path
     run = await build(settings=SETTINGS, plugins=(observer,))
     first_answer, _ = await explore(run, project_dir)
     result = await navigate_tree(run.agent, first_answer["id"], summarize=True)
-    entry = result["summaryEntry"]
+    entry = result.summary_entry
+    assert entry is not None
     assert entry["summary"] == "Plugin branch summary" and entry["fromHook"] is True
     assert entry["details"] == {"mine": True} and len(run.requests) == 3  # no summary request
     assert observer.trees[0]["ext"] is True
@@ -169,7 +174,7 @@ async def test_a_plugin_summary_is_ignored_when_none_was_asked_for(
     )
     first_answer, _ = await explore(run, project_dir)
     result = await navigate_tree(run.agent, first_answer["id"], summarize=False)
-    assert result == {"cancelled": False} and run.entries("branch_summary") == []
+    assert result == TreeResult() and run.entries("branch_summary") == []
 
 
 async def test_a_plugin_can_change_the_instructions_and_the_label(
@@ -192,7 +197,8 @@ async def test_a_plugin_can_change_the_instructions_and_the_label(
         "</conversation>\n\nList the commands only.\n\nKeep the whole summary under 1250 tokens."
     )
     assert BRANCH_SUMMARY_PROMPT not in run.prompt_text(3)
-    assert run.agent.session.get_label(result["summaryEntry"]["id"]) == "explored"
+    assert result.summary_entry is not None
+    assert run.agent.session.get_label(result.summary_entry["id"]) == "explored"
 
 
 async def test_user_instructions_are_added_as_a_focus(build: Builder, project_dir: Path) -> None:
@@ -213,13 +219,13 @@ async def test_an_aborted_summary_leaves_the_tree_alone(build: Builder, project_
     run = await build(settings=SETTINGS)
     first_answer, old_leaf = await explore(run, project_dir)
     run.server.add(text_reply("## Goal", " slow", delay=0.5))
-    signal = asyncio.Event()
+    signal = AbortSignal()
     task = asyncio.ensure_future(
         navigate_tree(run.agent, first_answer["id"], summarize=True, signal=signal)
     )
     await asyncio.to_thread(run.server.wait_for_requests, 4)
-    signal.set()
-    assert await bounded(task) == {"cancelled": True, "aborted": True}
+    signal.abort()
+    assert await bounded(task) == TreeResult(cancelled=True, aborted=True)
     assert run.agent.session.leaf_id == old_leaf["id"] and run.entries("branch_summary") == []
 
 
@@ -231,9 +237,7 @@ async def test_without_the_compaction_plugin_summaries_are_refused(
     with pytest.raises(CompactionUnavailableError, match="branch summaries are disabled"):
         await navigate_tree(run.agent, first_answer["id"], summarize=True)
     assert run.agent.session.leaf_id == old_leaf["id"]
-    assert (await navigate_tree(run.agent, first_answer["id"], summarize=False))[
-        "cancelled"
-    ] is False
+    assert (await navigate_tree(run.agent, first_answer["id"], summarize=False)).cancelled is False
 
 
 def test_branch_entries_are_taken_newest_first_within_the_budget() -> None:

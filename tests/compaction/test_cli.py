@@ -15,14 +15,11 @@ import pytest
 
 from knightcode._agent.session import CompactionUnavailableError
 from knightcode.testing import ScriptedServer, error_reply, text_reply, usage
-
-from .harness import (  # noqa: F401
+from tests.harness import (
     PROVIDER,
     SMALL,
     Builder,
     bounded,
-    build_fixture,
-    server_fixture,
     summary_reply,
     write_config,
 )
@@ -131,8 +128,7 @@ async def test_rpc_compact_and_the_slash_command(
     import os
 
     from knightcode.rpc import Client, RpcError
-
-    from .harness import SUMMARY
+    from tests.harness import SUMMARY
 
     write_config(agent_dir, server.base_url, SETTINGS)
     env = {k: v for k, v in os.environ.items() if k != "KNIGHTCODE_LOAD_PLUGINS"}  # built-ins load

@@ -4,9 +4,15 @@ model, loaded through the real ``-e`` loader next to ``builtin:compaction``."""
 from __future__ import annotations
 
 from knightcode.testing import text_reply, usage
+from tests.harness import (
+    LARGE,
+    PROVIDER,
+    Builder,
+    bounded,
+    summary_reply,
+)
 
 from ..conftest import REPO
-from .harness import LARGE, PROVIDER, Builder, bounded, build_fixture, server_fixture, summary_reply  # noqa: F401
 
 EXAMPLE = REPO / "plugins_examples" / "custom_compaction.py"
 SETTINGS = {"compaction": {"reserveTokens": 2000, "keepRecentTokens": 100}}

@@ -15,8 +15,7 @@ import pytest
 from knightcode import generate_summary, generate_summary_with_usage
 from knightcode._llm.summary import SUMMARIZATION_SYSTEM_PROMPT, estimate_request_tokens
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
-
-from .harness import (  # noqa: F401
+from tests.harness import (
     ANTHROPIC,
     PROVIDER,
     REASONING,
@@ -25,8 +24,6 @@ from .harness import (  # noqa: F401
     Builder,
     Run,
     bounded,
-    build_fixture,
-    server_fixture,
     summary_reply,
 )
 
@@ -78,9 +75,9 @@ async def test_summary_requests_write_no_prompt_cache(build: Builder) -> None:
 async def test_generate_summary_reasons_only_on_reasoning_models(build: Builder) -> None:
     """The reference's compaction-summary-reasoning test, against the scripted server."""
     run = await build()
-    models = run.agent.models
+    models = run.agent.model_registry
     messages = [{"role": "user", "content": "Summarize this.", "timestamp": 0}]
-    thinker, plain = models.find(PROVIDER, REASONING), models.find(PROVIDER, SMALL)
+    thinker, plain = models.find_known(PROVIDER, REASONING), models.find_known(PROVIDER, SMALL)
     assert thinker is not None and plain is not None
     run.server.add(summary_reply(), summary_reply(), summary_reply())
     result = await generate_summary_with_usage(messages, thinker, models)  # type: ignore[arg-type]
@@ -94,7 +91,7 @@ async def test_generate_summary_reasons_only_on_reasoning_models(build: Builder)
 
 
 async def test_compaction_thinks_at_the_session_level(build: Builder) -> None:
-    run = await build(settings=SETTINGS, model=REASONING, thinking="medium")
+    run = await build(settings=SETTINGS, model=REASONING, thinking_level="medium")
     await two_exchanges(run, summary_reply())
     assert run.is_summary_request(2) and run.requests[2].body["reasoning_effort"] == "medium"
 
@@ -247,7 +244,7 @@ async def test_a_manual_compaction_reports_a_summarizer_failure_instead(build: B
     )
     await bounded(run.agent.prompt("question"))
     verdict = await bounded(run.agent.compact())
-    assert verdict["compacted"] is False and run.entries("compaction") == []
+    assert verdict.compacted is False and run.entries("compaction") == []
 
 
 async def test_summaries_are_capped(build: Builder) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from knightcode import CompactionSettings as DefaultBudgets
 from knightcode_builtins.compaction.cut_point import find_cut_point
 from knightcode_builtins.compaction.preparation import prepare_compaction
-from knightcode_builtins.compaction.state import DefaultBudgets
 
 from .entries import Chain, assistant, bash, tool_result, user
 

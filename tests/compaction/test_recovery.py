@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from knightcode import CompactionVerdict
 from knightcode.testing import error_reply, reply, text_reply, usage
+from tests.harness import Builder, Run, bounded, summary_reply
 
-from .harness import Builder, Run, bounded, build_fixture, server_fixture, summary_reply  # noqa: F401
 from .observer import Observer
 
 OVERFLOW = "prompt is too long: 12000 tokens > 10000 maximum"
@@ -255,7 +256,7 @@ async def test_an_abort_during_the_summary_aborts_the_compaction(build: Builder)
     await asyncio.to_thread(run.server.wait_for_requests, 3)  # the summary request is in flight
     run.agent.abort()
     verdict = await bounded(task)
-    assert verdict == {"compacted": False, "retry": False, "aborted": True}
+    assert verdict == CompactionVerdict(compacted=False, retry=False, aborted=True)
     assert run.of_type("compaction_end")[-1] == {
         "type": "compaction_end",
         "reason": "manual",

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knightcode import CompactionSettings as DefaultBudgets
 from knightcode._session import (
     SessionManager,
     build_session_context,
@@ -21,7 +22,6 @@ from knightcode._session import (
 )
 from knightcode._session.tokens import get_last_assistant_usage
 from knightcode_builtins.compaction.cut_point import find_cut_point
-from knightcode_builtins.compaction.state import DefaultBudgets
 from knightcode_builtins.compaction.triggers import should_compact
 
 from .entries import Chain, assistant, tool_result, usage, user

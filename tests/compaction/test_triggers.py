@@ -9,12 +9,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+from knightcode import CompactionVerdict
 from knightcode._llm.summary import COMPACTION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT, UPDATE_PROMPT
 from knightcode._session import estimate_tokens
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
 from knightcode_builtins.compaction.prompts import SPLIT_TURN_SEPARATOR, TURN_PREFIX_PROMPT
-
-from .harness import (  # noqa: F401
+from tests.harness import (
     LARGE,
     PROVIDER,
     SMALL,
@@ -22,10 +22,9 @@ from .harness import (  # noqa: F401
     Builder,
     Run,
     bounded,
-    build_fixture,
-    server_fixture,
     summary_reply,
 )
+
 from .observer import Observer
 
 SETTINGS: dict[str, Any] = {
@@ -207,7 +206,7 @@ async def test_threshold_before_a_prompt_after_switching_to_a_smaller_model(buil
     run.server.add(text_reply("big answer", usage=usage(input=8500, output=10)))
     await bounded(run.agent.prompt("question one " + "q" * 600))
     assert run.of_type("compaction_start") == []  # 8510 of 100 000
-    small = run.agent.models.find(PROVIDER, SMALL)
+    small = run.agent.model_registry.find_known(PROVIDER, SMALL)
     assert small is not None
     await run.agent.set_model(small)
     run.server.add(summary_reply(), text_reply("answer two", usage=usage(input=900)))
@@ -235,7 +234,7 @@ async def test_manual_compaction_with_instructions_and_already_compacted(build: 
     run.server.add(summary_reply())
     verdict = await bounded(run.agent.compact("focus on the parser"))
 
-    assert verdict["compacted"] is True and verdict["retry"] is False
+    assert verdict.compacted is True and verdict.retry is False
     assert run.prompt_text(1).endswith("\n\nAdditional focus: focus on the parser")
     assert (
         observer.calls("session_before_compact")[0]["custom_instructions"] == "focus on the parser"
@@ -243,18 +242,16 @@ async def test_manual_compaction_with_instructions_and_already_compacted(build: 
     start, end = run.of_type("compaction_start", "compaction_end")
     assert start == {"type": "compaction_start", "reason": "manual"}
     assert (
-        end["reason"] == "manual"
-        and end["result"] == verdict["result"]
-        and end["willRetry"] is False
+        end["reason"] == "manual" and end["result"] == verdict.result and end["willRetry"] is False
     )
     assert run.kinds()[-1] == "agent_settled"
 
     again = await bounded(run.agent.compact())
-    assert again == {
-        "compacted": False,
-        "retry": False,
-        "errorMessage": "Compaction failed: Already compacted",
-    }
+    assert again == CompactionVerdict(
+        compacted=False,
+        retry=False,
+        error_message="Compaction failed: Already compacted",
+    )
     assert run.of_type("compaction_end")[-1] == {
         "type": "compaction_end",
         "reason": "manual",
@@ -282,12 +279,12 @@ async def test_manual_compaction_failure_is_reported_and_appends_nothing(build: 
     await bounded(run.agent.prompt("question"))
     run.server.add(error_reply(401, "invalid x-api-key"))
     verdict = await bounded(run.agent.compact())
-    assert verdict["compacted"] is False
-    assert verdict["errorMessage"].startswith("Compaction failed: Summarization failed: 401")
-    assert run.of_type("compaction_end")[-1]["errorMessage"] == verdict["errorMessage"]
+    assert verdict.compacted is False
+    assert verdict.error_message.startswith("Compaction failed: Summarization failed: 401")
+    assert run.of_type("compaction_end")[-1]["errorMessage"] == verdict.error_message
     assert "result" not in run.of_type("compaction_end")[-1]
     (failed,) = observer.calls("session_compact_failed")
-    assert failed["error_message"] == verdict["errorMessage"] and failed["aborted"] is False
+    assert failed["error_message"] == verdict.error_message and failed["aborted"] is False
     assert run.entries("compaction") == []
     assert run.of_type("summarization_retry_scheduled") == []  # a 401 is not retried
 
@@ -384,7 +381,7 @@ async def test_disabled_automatic_compaction_leaves_overflows_and_thresholds_alo
     assert run.of_type("agent_end")[-1]["willRetry"] is False
     assert run.agent.messages[-1]["stopReason"] == "error"
     run.server.add(summary_reply())
-    assert (await bounded(run.agent.compact()))["compacted"] is True  # manual still works
+    assert (await bounded(run.agent.compact())).compacted is True  # manual still works
 
 
 async def test_repeated_compaction_folds_the_previous_summary_and_its_kept_messages(

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from knightcode import HookContext, LocalBackend
 from knightcode._agent.session import AgentSession, AgentSessionOptions
 from knightcode._llm.registry import ModelRegistry
-from knightcode._plugins.context import ExtensionContext
 from knightcode._plugins.host import PluginHost
 from knightcode._plugins.planning import HostOptions, create_plugin_host
 from knightcode._session.manager import SessionManager
@@ -145,13 +145,13 @@ class Harness:
     project: Path
 
     @property
-    def ctx(self) -> ExtensionContext:
+    def ctx(self) -> HookContext:
         assert self.host.context is not None
         return self.host.context
 
-    def agent(self, reference: str) -> AgentSession:
+    async def agent(self, reference: str) -> AgentSession:
         """A real agent session on ``reference`` (in memory), reachable as ``ctx.agent``."""
-        model = self.registry.resolve(reference)
+        model = await self.registry.resolve(reference)
         agent = AgentSession(
             AgentSessionOptions(
                 cwd=self.project,
@@ -161,10 +161,12 @@ class Harness:
                 model=model,
                 tools={},
                 system_prompt="",
-                host=self.host,
+                backend=LocalBackend(self.project),
+                hooks=self.host.hooks,
+                hook_context=self.ctx,
             )
         )
-        self.ctx.extras["agent"] = agent
+        self.ctx.bind_session(agent, LocalBackend(self.project))
         return agent
 
     async def llama(self, args: str = "") -> None:
@@ -197,10 +199,10 @@ def make_harness(
         assert definition is not None, [r.error for r in host.records]
         registry = ModelRegistry(agent_dir, providers=[definition], environ=dict(os.environ))
         assert host.context is not None
-        host.context.ui = ui or ScriptedUI()
-        host.context.has_ui = True
-        host.context.extras["model_registry"] = registry
-        return Harness(host, registry, host.context.ui, agent_dir, project_dir)
+        scripted_ui = ui or ScriptedUI()
+        host.context.bind_ui(scripted_ui, has_ui=True)
+        host.context.bind_models(registry)
+        return Harness(host, registry, scripted_ui, agent_dir, project_dir)
 
     return make
 

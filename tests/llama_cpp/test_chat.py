@@ -23,7 +23,7 @@ def ask(text: str) -> Context:
 async def reply(
     harness: Harness, reference: str, text: str = "hi", **options: Any
 ) -> dict[str, Any]:
-    model = harness.registry.resolve(reference)
+    model = await harness.registry.resolve(reference)
     final: dict[str, Any] = {}
     async for event in harness.registry.stream(model, ask(text), StreamOptions(**options)):
         if event["type"] in ("done", "error"):
@@ -52,7 +52,7 @@ async def test_model_unloaded_by_someone_else(
 ) -> None:
     router.ensure({"tiny-chat"})
     harness = make_harness(router.url, KEY)
-    model = harness.registry.resolve("llama.cpp/tiny-chat")
+    model = await harness.registry.resolve("llama.cpp/tiny-chat")
     router.ensure(set())  # another client of the shared router unloads it
     final: dict[str, Any] = {}
     async for event in harness.registry.stream(model, ask("hi")):
@@ -95,7 +95,7 @@ async def test_context_too_small_is_an_overflow(
 ) -> None:
     router.ensure({"tiny-small-ctx"})
     harness = make_harness(router.url, KEY)
-    model = harness.registry.resolve("llama.cpp/tiny-small-ctx")
+    model = await harness.registry.resolve("llama.cpp/tiny-small-ctx")
     assert model.context_window == 256  # the router's n_ctx (the preset asked for 64)
     final = await reply(harness, "llama.cpp/tiny-small-ctx", "hello " * 200)
     message = final["errorMessage"]

@@ -143,7 +143,7 @@ async def test_unknown_classifier_and_bad_questions(
         await harness.registry.classify(
             "llama.cpp/tiny-chat", STATE, {"q": ChoiceQuestion("?", {"only": None})}
         )
-    chat_model = harness.registry.find("llama.cpp", "tiny-chat")
+    chat_model = harness.registry.find_known("llama.cpp", "tiny-chat")
     assert chat_model is not None
     with pytest.raises(ClassificationError, match="is a chat model"):
         await harness.registry.classify(chat_model, STATE, QUESTIONS)

@@ -36,7 +36,7 @@ async def test_window_is_the_routers_n_ctx_and_sets_the_threshold(
     router.ensure({"tiny-small-ctx"})
     reserve(agent_dir, 56, "llama.cpp/tiny-small-ctx")
     harness = make_harness(router.url, KEY)
-    model = harness.registry.resolve("llama.cpp/tiny-small-ctx")
+    model = await harness.registry.resolve("llama.cpp/tiny-small-ctx")
     assert model.context_window == n_ctx(router, "tiny-small-ctx") == 256  # the preset said 64
     assert harness.ctx.settings is not None
     budgets = harness.ctx.settings.compaction_for(model.provider, model.id)
@@ -49,10 +49,10 @@ async def test_autoload_loads_the_session_model_and_updates_its_window(
     autoload_router.ensure(set())
     reserve(agent_dir, 48, "llama.cpp/tiny-tools")
     harness = make_harness(autoload_router.url)
-    agent = harness.agent("llama.cpp/tiny-tools")
+    agent = await harness.agent("llama.cpp/tiny-tools")
     assert agent.model.context_window == 4096  # never loaded: no n_ctx yet
     assert harness.ctx.settings is not None
-    await harness.host.emit("session_start", reason="startup", previous_session_file=None)
+    await harness.host.hooks.session_start(reason="startup", previous_session_file=None)
     assert autoload_router.statuses()["tiny-tools"]["value"] in ("loaded", "sleeping")
     assert agent.model.context_window == n_ctx(autoload_router, "tiny-tools") == 2048
     assert any(text and text.startswith("Loading tiny-tools…") for text in harness.ui.statuses)
@@ -65,13 +65,13 @@ async def test_model_switch_rereads_the_window(
 ) -> None:
     autoload_router.ensure({"tiny-chat"})
     harness = make_harness(autoload_router.url)
-    agent = harness.agent("llama.cpp/tiny-chat")
-    unloaded = harness.registry.resolve("llama.cpp/tiny-tools")
+    agent = await harness.agent("llama.cpp/tiny-chat")
+    unloaded = await harness.registry.resolve("llama.cpp/tiny-tools")
     assert unloaded.context_window == 4096
     await agent.set_model(unloaded)  # what /model and RPC set_model do
     assert agent.model.id == "tiny-tools"
     assert agent.model.context_window == 2048
-    assert harness.registry.find("llama.cpp", "tiny-tools") == agent.model
+    assert harness.registry.find_known("llama.cpp", "tiny-tools") == agent.model
 
 
 async def test_llama_load_updates_the_session_model(
@@ -80,10 +80,10 @@ async def test_llama_load_updates_the_session_model(
     router.ensure({"tiny-chat"})
     ui = ScriptedUI(select("tiny-small-ctx"), select("Keep them loaded"), select(WAIT))
     harness = make_harness(router.url, KEY, ui)
-    harness.agent("llama.cpp/tiny-chat")
+    await harness.agent("llama.cpp/tiny-chat")
     await harness.llama()
     assert "Loaded tiny-small-ctx · context window 256 tokens" in ui.notes("info")
-    small = harness.registry.find("llama.cpp", "tiny-small-ctx")
+    small = harness.registry.find_known("llama.cpp", "tiny-small-ctx")
     assert small is not None and small.context_window == 256
 
 

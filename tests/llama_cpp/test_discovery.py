@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from knightcode import HeadlessUI
 from knightcode._errors import UsageError
 
 from .conftest import KEY, Harness, ids
@@ -21,7 +22,7 @@ async def test_autoload_off_lists_only_loaded_and_sleeping_models(
     harness = make_harness(router.url, KEY)
     await harness.registry.refresh_models()
     assert harness.registry.discovery_errors == {}
-    chat = harness.registry.find("llama.cpp", "tiny-chat")
+    chat = harness.registry.find_known("llama.cpp", "tiny-chat")
     assert chat is not None and chat.kind == "chat" and chat.api == "openai-completions"
     assert chat.base_url == router.url + "/v1"
     assert chat.context_window == 2048  # meta.n_ctx of the loaded model, not a guess
@@ -36,9 +37,9 @@ async def test_autoload_off_lists_only_loaded_and_sleeping_models(
         UsageError,
         match=r"llama\.cpp/tiny-tools cannot be used: it is not loaded .*load it with /llama first",
     ):
-        harness.registry.resolve("llama.cpp/tiny-tools")
+        await harness.registry.resolve("llama.cpp/tiny-tools")
     with pytest.raises(UsageError, match="its last load failed|not loaded"):
-        harness.registry.resolve("broken", "llama.cpp")
+        await harness.registry.resolve("broken", "llama.cpp")
 
 
 async def test_resolve_discovers_lazily_and_sees_new_loads(
@@ -48,10 +49,10 @@ async def test_resolve_discovers_lazily_and_sees_new_loads(
     harness = make_harness(router.url, KEY)
     # never refreshed: the look-up itself asks the router (the CLI resolves --model this way)
     with pytest.raises(UsageError, match="load it with /llama first"):
-        harness.registry.resolve("llama.cpp/tiny-chat")
+        await harness.registry.resolve("llama.cpp/tiny-chat")
     router.ensure({"tiny-chat"})
-    assert harness.registry.resolve("llama.cpp/tiny-chat").context_window == 2048
-    assert harness.registry.find("llama.cpp", "tiny-chat") is not None
+    assert (await harness.registry.resolve("llama.cpp/tiny-chat")).context_window == 2048
+    assert harness.registry.find_known("llama.cpp", "tiny-chat") is not None
 
 
 async def test_sleeping_model_is_listed_with_its_window(
@@ -61,7 +62,7 @@ async def test_sleeping_model_is_listed_with_its_window(
     autoload_router.wait_for("tiny-chat", "sleeping", timeout=10)
     harness = make_harness(autoload_router.url)
     await harness.registry.refresh_models()
-    sleeping = harness.registry.find("llama.cpp", "tiny-chat")
+    sleeping = harness.registry.find_known("llama.cpp", "tiny-chat")
     assert sleeping is not None and sleeping.context_window == 2048
 
 
@@ -75,7 +76,7 @@ async def test_autoload_on_lists_unloaded_models_too(
     # b10434 does not report decision models (llama.cpp 0.6 does: see test_systemone), so its
     # decision model is listed as a chat model, as the spec says for older builds
     assert {"tiny-chat", "tiny-tools", "tiny-decision", "broken"} <= listed
-    model = harness.registry.find("llama.cpp", "tiny-tools")
+    model = harness.registry.find_known("llama.cpp", "tiny-tools")
     # never loaded and no -c: a placeholder until the model loads (see test_context_window)
     assert model is not None and model.context_window == 4096
 
@@ -101,7 +102,7 @@ async def test_api_key(
         assert expected in errors["llama.cpp"] and "LLAMA_API_KEY" in errors["llama.cpp"]
         assert not [m for m in harness.registry.models if m.provider == "llama.cpp"]
         with pytest.raises(UsageError, match="401"):
-            harness.registry.resolve("llama.cpp/tiny-chat")
+            await harness.registry.resolve("llama.cpp/tiny-chat")
 
 
 async def test_runtime_key_wins_over_the_environment(
@@ -118,7 +119,7 @@ async def test_router_not_reachable(make_harness: Callable[..., Harness]) -> Non
     url = f"http://127.0.0.1:{free_port()}"
     harness = make_harness(url)
     with pytest.raises(UsageError) as caught:
-        harness.registry.resolve("llama.cpp/tiny-chat")
+        await harness.registry.resolve("llama.cpp/tiny-chat")
     message = str(caught.value)
     assert f"llama.cpp router not reachable at {url}" in message
     assert "LLAMA_BASE_URL" in message
@@ -137,7 +138,7 @@ async def test_model_not_found(router: LlamaServer, make_harness: Callable[..., 
     router.ensure({"tiny-chat"})
     harness = make_harness(router.url, KEY)
     with pytest.raises(UsageError) as caught:
-        harness.registry.resolve("llama.cpp/no-such-model")
+        await harness.registry.resolve("llama.cpp/no-such-model")
     message = str(caught.value)
     assert message.startswith("unknown model 'llama.cpp/no-such-model'; provider 'llama.cpp' has: ")
     assert "tiny-chat" in message and "tiny-tools" in message  # the router's models, not others
@@ -168,11 +169,11 @@ async def test_session_start_refreshes_in_the_background(
 ) -> None:
     router.ensure({"tiny-chat"})
     harness = make_harness(router.url, KEY)
-    harness.agent("openai/gpt-5")  # the session uses another provider
-    await harness.host.emit("session_start", reason="startup", previous_session_file=None)
-    from knightcode_builtins import llama_cpp
-
-    await asyncio.gather(*llama_cpp._pending)
+    await harness.agent("openai/gpt-5")  # the session uses another provider
+    await harness.host.hooks.session_start(reason="startup", previous_session_file=None)
+    background = list(harness.ctx._tasks)  # owned by the context: cancelled at session end
+    assert background
+    await asyncio.gather(*background)
     assert [m.id for m in harness.registry.available() if m.provider == "llama.cpp"] == [
         "tiny-chat"
     ]
@@ -183,10 +184,9 @@ async def test_a_headless_session_start_does_not_touch_the_router(
 ) -> None:
     router.ensure({"tiny-chat"})
     harness = make_harness(router.url, KEY)
-    harness.agent("openai/gpt-5")
+    await harness.agent("openai/gpt-5")
     assert harness.host.context is not None
-    harness.host.context.has_ui = False  # -p / --mode json: nobody will pick another model
-    from knightcode_builtins import llama_cpp
-
-    await harness.host.emit("session_start", reason="startup", previous_session_file=None)
-    assert not llama_cpp._pending
+    # -p / --mode json: nobody will pick another model
+    harness.host.context.bind_ui(HeadlessUI(), has_ui=False)
+    await harness.host.hooks.session_start(reason="startup", previous_session_file=None)
+    assert not harness.ctx._tasks

@@ -49,7 +49,7 @@ async def test_load_shows_progress_and_refreshes_models(
     assert any(text and text.startswith("Loading tiny-chat…") for text in ui.statuses)
     assert ui.statuses[-1] is None  # the status line is cleared
     assert "Loaded tiny-chat · context window 2048 tokens" in ui.notes("info")
-    assert harness.registry.find("llama.cpp", "tiny-chat") is not None  # registry refreshed
+    assert harness.registry.find_known("llama.cpp", "tiny-chat") is not None  # registry refreshed
     done(ui)
 
 

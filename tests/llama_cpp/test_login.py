@@ -44,7 +44,7 @@ async def test_login_checks_and_stores_the_router(
         "baseUrl": router.url,
     }
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
-    assert harness.registry.find("llama.cpp", "tiny-chat") is not None  # models refreshed
+    assert harness.registry.find_known("llama.cpp", "tiny-chat") is not None  # models refreshed
 
 
 async def test_login_without_key_to_a_router_not_running_yet(

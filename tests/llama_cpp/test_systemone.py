@@ -46,7 +46,7 @@ async def test_decision_models_are_classifiers_only(
     }
     assert {m.id for m in harness.registry.models if m.provider == "llama.cpp"} == {"tiny-chat"}
     with pytest.raises(UsageError, match="it is a decision model: it answers only as a classifier"):
-        harness.registry.resolve("llama.cpp/tiny-decision")
+        await harness.registry.resolve("llama.cpp/tiny-decision")
 
 
 async def test_classify_through_systemone(
@@ -101,7 +101,9 @@ async def test_systemone_refuses_a_chat_model(
     systemone_router: LlamaServer, make_harness: Callable[..., Harness]
 ) -> None:
     harness = make_harness(systemone_router.url, KEY)
-    chat = harness.registry.find_classifier("llama.cpp", "tiny-chat")  # asks the router itself
+    chat = await harness.registry.find_classifier(
+        "llama.cpp", "tiny-chat"
+    )  # asks the router itself
     assert chat is not None
     wrong = dataclasses.replace(chat, api="typesafe-system-one")
     with pytest.raises(ClassificationError, match="'tiny-chat' is not a decision model"):

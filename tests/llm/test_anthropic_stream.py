@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 import pytest
 
+from knightcode import AbortSignal
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
 from knightcode._llm.errors import classify_error
 from knightcode._llm.types import Context, StreamOptions, Tool
@@ -309,7 +309,7 @@ async def test_dropped_stream(server: ScriptedServer) -> None:
 
 async def test_abort(server: ScriptedServer) -> None:
     server.add(text_reply(*["x"] * 50, delay=0.1))
-    signal = asyncio.Event()
+    signal = AbortSignal()
     events = []
     started = 0.0
     async for event in stream_anthropic_messages(
@@ -317,7 +317,7 @@ async def test_abort(server: ScriptedServer) -> None:
     ):
         events.append(event)
         if event["type"] == "text_delta" and not signal.is_set():
-            signal.set()
+            signal.abort()
             started = time.monotonic()
     assert time.monotonic() - started < 0.5
     assert events[-1]["reason"] == "aborted"

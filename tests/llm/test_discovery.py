@@ -77,37 +77,39 @@ def registry_for(server: LiveServer, agent_dir: Path, **environ: str) -> ModelRe
     return ModelRegistry(agent_dir, providers=[definition], environ=environ)
 
 
-def test_lookups_discover_lazily_and_again_on_a_miss(agent_dir: Path) -> None:
+async def test_lookups_discover_lazily_and_again_on_a_miss(agent_dir: Path) -> None:
     server = LiveServer()
     registry = registry_for(server, agent_dir, LIVE_KEY="k1")
     assert server.calls == []  # building the registry asks nobody
-    assert registry.resolve("live/m1").context_window == 4096
+    assert (await registry.resolve("live/m1")).context_window == 4096
     assert len(server.calls) == 1 and server.calls[0].api_key == "k1"  # env_keys give the key
     assert server.calls[0].agent_dir == agent_dir
     server.models.append("m2")
-    assert registry.resolve("live/m2").id == "m2"  # a miss asks again: the server changed
-    assert registry.find("live", "m1") is not None and len(server.calls) == 2
+    assert (await registry.resolve("live/m2")).id == "m2"  # a miss asks again: the server changed
+    assert (await registry.find("live", "m1")) is not None and len(server.calls) == 2
     server.models.append("m3")
-    assert registry.find("live", "m3") is not None and len(server.calls) == 3  # find misses too
+    assert (await registry.find("live", "m3")) is not None and len(
+        server.calls
+    ) == 3  # find misses too
     assert [m.id for m in registry.classifiers] == ["judge"]
     assert "judge" not in {m.id for m in registry.models}  # classifiers are not chat models
 
 
-def test_unavailable_and_failing_providers_say_why(agent_dir: Path) -> None:
+async def test_unavailable_and_failing_providers_say_why(agent_dir: Path) -> None:
     server = LiveServer()
     registry = registry_for(server, agent_dir)
     with pytest.raises(
         UsageError, match="model live/cold cannot be used: not loaded: load it first"
     ):
-        registry.resolve("live/cold")
-    assert registry.find("live", "cold") is None
+        await registry.resolve("live/cold")
+    assert (await registry.find("live", "cold")) is None
     assert registry.unavailable_reason("live", "cold") == "not loaded: load it first"
     assert registry.unavailable_reason("live", "m1") is None
     server.down = True
     with pytest.raises(UsageError, match="live/m9 cannot be used: server down: start it"):
-        registry.resolve("live/m9")
+        await registry.resolve("live/m9")
     assert registry.discovery_errors == {"live": "server down: start it"}
-    assert registry.find("live", "m1") is None  # a server that is down serves nothing
+    assert (await registry.find("live", "m1")) is None  # a server that is down serves nothing
 
 
 async def test_refresh_models_updates_windows(agent_dir: Path) -> None:
@@ -116,7 +118,7 @@ async def test_refresh_models_updates_windows(agent_dir: Path) -> None:
     await registry.refresh_models()
 
     def window() -> int | None:
-        found = registry.find("live", "m1")
+        found = registry.find_known("live", "m1")
         return found.context_window if found is not None else None
 
     assert window() == 4096
@@ -124,7 +126,7 @@ async def test_refresh_models_updates_windows(agent_dir: Path) -> None:
     await registry.refresh_models(["live"])
     assert window() == 2048
     registry.refresh()  # re-reading models.json keeps what was discovered
-    assert registry.find("live", "m1") is not None
+    assert (await registry.find("live", "m1")) is not None
 
 
 async def test_plugin_bugs_are_contained(agent_dir: Path) -> None:
@@ -148,7 +150,7 @@ async def test_classify_dispatches_to_the_provider(agent_dir: Path) -> None:
     with pytest.raises(ClassificationError, match="unknown classifier 'live/m1'"):
         await registry.classify("live/m1", {}, {"q": BoolQuestion("ok?")})
     with pytest.raises(ClassificationError, match="is a chat model"):
-        await registry.classify(registry.resolve("live/m1"), {}, {"q": BoolQuestion("ok?")})
+        await registry.classify(await registry.resolve("live/m1"), {}, {"q": BoolQuestion("ok?")})
 
 
 async def test_a_classifier_cannot_chat(agent_dir: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from knightcode import AbortSignal
 from knightcode._llm.errors import classify_error, is_context_overflow, is_retryable
 from knightcode._llm.openai_completions import stream_openai_completions
 from knightcode._llm.types import Context, StreamOptions, Tool
@@ -447,7 +448,7 @@ async def test_idle_timeout(server: ScriptedServer) -> None:
 
 async def test_abort_mid_stream_returns_promptly(server: ScriptedServer) -> None:
     server.add(text_reply(*[f"t{i} " for i in range(50)], delay=0.1))
-    signal = asyncio.Event()
+    signal = AbortSignal()
     events = []
     aborted_at = 0.0
     async for event in stream_openai_completions(
@@ -456,7 +457,7 @@ async def test_abort_mid_stream_returns_promptly(server: ScriptedServer) -> None
         events.append(event)
         if event["type"] == "text_delta" and not signal.is_set():
             # Abort while the client waits for the next (slow) chunk.
-            asyncio.get_running_loop().call_later(0.02, signal.set)
+            asyncio.get_running_loop().call_later(0.02, signal.abort)
             aborted_at = time.monotonic() + 0.02
     elapsed = time.monotonic() - aborted_at
     assert elapsed < 0.5
@@ -467,8 +468,8 @@ async def test_abort_mid_stream_returns_promptly(server: ScriptedServer) -> None
 
 
 async def test_abort_before_the_request(server: ScriptedServer) -> None:
-    signal = asyncio.Event()
-    signal.set()
+    signal = AbortSignal()
+    signal.abort()
     events = await run(server, StreamOptions(signal=signal))
     assert kinds(events) == ["error"] and events[0]["reason"] == "aborted"
     assert server.requests == []

@@ -64,13 +64,13 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
     assert {"openai", "anthropic", "openrouter", "groq", "mistral", "xai"} <= set(
         registry.providers
     )
-    gpt = registry.find("openai", "gpt-5")
+    gpt = registry.find_known("openai", "gpt-5")
     assert (
         gpt is not None
         and gpt.base_url == "https://api.openai.com/v1"
         and gpt.api == "openai-completions"
     )
-    claude = registry.find("anthropic", "claude-sonnet-4-5")
+    claude = registry.find_known("anthropic", "claude-sonnet-4-5")
     assert claude is not None and claude.api == "anthropic-messages" and claude.cost.input == 3
     assert registry.available() == []
     registry = ModelRegistry(agent_dir, environ={"OPENAI_API_KEY": "sk-env"})
@@ -78,39 +78,43 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
     assert registry.get_api_key("openai") == "sk-env"
 
 
-def test_default_model(agent_dir: Path) -> None:
+async def test_default_model(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, environ={"ANTHROPIC_API_KEY": "k"})
-    assert registry.default_model() == registry.find("anthropic", "claude-sonnet-4-5")
-    assert registry.default_model("openai", "gpt-4.1") == registry.find("openai", "gpt-4.1")
-    assert registry.default_model(None, "openai/gpt-5") == registry.find("openai", "gpt-5")
-    assert registry.default_model("openai") == registry.find("openai", "gpt-5")
+    assert await registry.default_model() == registry.find_known("anthropic", "claude-sonnet-4-5")
+    assert await registry.default_model("openai", "gpt-4.1") == registry.find_known(
+        "openai", "gpt-4.1"
+    )
+    assert await registry.default_model(None, "openai/gpt-5") == registry.find_known(
+        "openai", "gpt-5"
+    )
+    assert await registry.default_model("openai") == registry.find_known("openai", "gpt-5")
     # An unknown configured model falls back to the first usable one.
-    assert registry.default_model("openai", "no-such") == registry.find(
+    assert await registry.default_model("openai", "no-such") == registry.find_known(
         "anthropic", "claude-sonnet-4-5"
     )
-    assert ModelRegistry(agent_dir, environ={}).default_model() is None
+    assert (await ModelRegistry(agent_dir, environ={}).default_model()) is None
 
 
-def test_resolve(agent_dir: Path) -> None:
+async def test_resolve(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, environ={"OPENROUTER_API_KEY": "k"})
-    assert registry.resolve("openai/gpt-5").provider == "openai"
-    assert registry.resolve("gpt-5", provider="openai").id == "gpt-5"
+    assert (await registry.resolve("openai/gpt-5")).provider == "openai"
+    assert (await registry.resolve("gpt-5", provider="openai")).id == "gpt-5"
     # Ids may contain slashes; provider/id splits at the first one.
-    assert registry.resolve("openrouter/openai/gpt-5").id == "openai/gpt-5"
-    assert registry.resolve("openai/gpt-5", provider="openrouter").provider == "openrouter"
+    assert (await registry.resolve("openrouter/openai/gpt-5")).id == "openai/gpt-5"
+    assert (await registry.resolve("openai/gpt-5", provider="openrouter")).provider == "openrouter"
     # A bare id known to several providers: the one with a key wins.
-    assert registry.resolve("claude-sonnet-4-5").provider == "anthropic"
+    assert (await registry.resolve("claude-sonnet-4-5")).provider == "anthropic"
     with pytest.raises(UsageError, match="unknown model 'nope'"):
-        registry.resolve("nope")
+        await registry.resolve("nope")
 
 
 # --- models.json ---
 
 
-def test_models_json_custom_provider(agent_dir: Path) -> None:
+async def test_models_json_custom_provider(agent_dir: Path) -> None:
     write_models(agent_dir, local_provider("http://127.0.0.1:9/v1"))
     registry = ModelRegistry(agent_dir, environ={})
-    m1 = registry.find("local", "m1")
+    m1 = registry.find_known("local", "m1")
     assert m1 == Model(
         provider="local",
         id="m1",
@@ -118,7 +122,7 @@ def test_models_json_custom_provider(agent_dir: Path) -> None:
         api="openai-completions",
         base_url="http://127.0.0.1:9/v1",
     )
-    m2 = registry.find("local", "m2")
+    m2 = registry.find_known("local", "m2")
     assert m2 is not None
     assert (m2.name, m2.context_window, m2.max_tokens, m2.reasoning, m2.input) == (
         "Model Two",
@@ -135,7 +139,7 @@ def test_models_json_custom_provider(agent_dir: Path) -> None:
     )
     # A local endpoint without apiKey needs no key.
     assert [m.ref for m in registry.available()] == ["local/m1", "local/m2"]
-    assert registry.resolve("m2").ref == "local/m2"
+    assert (await registry.resolve("m2")).ref == "local/m2"
 
 
 def test_models_json_overrides_a_builtin_provider(agent_dir: Path) -> None:
@@ -159,25 +163,25 @@ def test_models_json_overrides_a_builtin_provider(agent_dir: Path) -> None:
         },
     )
     registry = ModelRegistry(agent_dir, environ={})
-    gpt5 = registry.find("openai", "gpt-5")
+    gpt5 = registry.find_known("openai", "gpt-5")
     assert gpt5 is not None and gpt5.name == "GPT-5 via proxy" and gpt5.context_window == 100000
     assert gpt5.base_url == "https://proxy.example/v1" and gpt5.headers == {"x-team": "blue"}
-    old = registry.find("openai", "gpt-4.1")
+    old = registry.find_known("openai", "gpt-4.1")
     assert (
         old is not None
         and old.name == "Old faithful"
         and old.cost.input == 9
         and old.cost.output == 8
     )
-    assert registry.find("openai", "my-finetune") is not None
-    assert registry.find("openai", "gpt-5-mini") is not None  # built-in models are kept
+    assert registry.find_known("openai", "my-finetune") is not None
+    assert registry.find_known("openai", "gpt-5-mini") is not None  # built-in models are kept
     assert registry.needs_api_key("openai")
 
 
 def test_missing_or_empty_models_json(agent_dir: Path) -> None:
-    assert ModelRegistry(agent_dir, environ={}).find("local", "m1") is None
+    assert ModelRegistry(agent_dir, environ={}).find_known("local", "m1") is None
     write_models(agent_dir, "")
-    assert ModelRegistry(agent_dir, environ={}).find("openai", "gpt-5") is not None
+    assert ModelRegistry(agent_dir, environ={}).find_known("openai", "gpt-5") is not None
 
 
 BAD_MODELS_JSON = [
@@ -378,10 +382,10 @@ def test_models_json_invalid_json_names_line_and_column(agent_dir: Path) -> None
 
 def test_refresh_rereads_models_json(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, environ={})
-    assert registry.find("local", "m1") is None
+    assert registry.find_known("local", "m1") is None
     write_models(agent_dir, local_provider("http://x/v1"))
     registry.refresh()
-    assert registry.find("local", "m1") is not None
+    assert registry.find_known("local", "m1") is not None
 
 
 # --- keys ---
@@ -522,9 +526,9 @@ def test_plugin_provider_and_invalid_plugin_models(agent_dir: Path) -> None:
     )
     no_api = ProviderDefinition(name="noapi", models=[{"id": "n1"}])
     registry = ModelRegistry(agent_dir, providers=[good, bad, no_api], environ={})
-    found = registry.find("plug", "p1")
+    found = registry.find_known("plug", "p1")
     assert found is not None and found.context_window == 8000
-    assert registry.find("broken", "b1") is None
+    assert registry.find_known("broken", "b1") is None
     assert registry.load_errors[0] == (
         "provider 'broken' registered by a plugin: models[0].contextWindow: expected a positive integer, got -1"
     )
@@ -547,7 +551,7 @@ async def test_plugin_stream_function_is_used_with_resolved_options(agent_dir: P
         environ={"CUSTOM_KEY": "resolved"},
         http_idle_timeout_ms=1234,
     )
-    model = registry.resolve("custom/c1")
+    model = await registry.resolve("custom/c1")
     events = await collect(registry.stream(model, user_context()))
     assert kinds(events) == ["done"]
     assert seen[0].api_key == "resolved" and seen[0].idle_timeout_ms == 1234
@@ -573,7 +577,7 @@ async def test_stream_to_a_local_provider(agent_dir: Path) -> None:
         )
         registry = ModelRegistry(agent_dir, environ={"ORG_VAR": "acme"})
         server.add(text_reply("one"), text_reply("two"))
-        model = registry.resolve("local/scripted-model")
+        model = await registry.resolve("local/scripted-model")
         first = await collect(registry.stream(model, user_context()))
         second = await collect(
             registry.stream(model, user_context(), StreamOptions(headers={"x-org": "override"}))
@@ -598,7 +602,7 @@ async def test_stream_with_a_key_and_on_payload(agent_dir: Path) -> None:
 
         events = await collect(
             registry.stream(
-                registry.resolve("openai/gpt-4.1"),
+                await registry.resolve("openai/gpt-4.1"),
                 user_context(),
                 StreamOptions(on_payload=on_payload),
             )
@@ -618,7 +622,7 @@ async def test_stream_without_a_key_is_an_error_event(agent_dir: Path) -> None:
         write_models(agent_dir, {"providers": {"anthropic": {"baseUrl": server.base_url}}})
         registry = ModelRegistry(agent_dir, environ={})
         events = await collect(
-            registry.stream(registry.resolve("anthropic/claude-haiku-4-5"), user_context())
+            registry.stream(await registry.resolve("anthropic/claude-haiku-4-5"), user_context())
         )
     assert kinds(events) == ["error"]
     message = events[0]["error"]["errorMessage"]
@@ -641,7 +645,7 @@ async def test_stream_with_a_failing_key_command(agent_dir: Path) -> None:
         },
     )
     registry = ModelRegistry(agent_dir, environ={})
-    events = await collect(registry.stream(registry.resolve("vault/v"), user_context()))
+    events = await collect(registry.stream(await registry.resolve("vault/v"), user_context()))
     assert kinds(events) == ["error"]
     assert (
         "providers.vault.apiKey: the key command failed with exit code 1"
@@ -656,7 +660,7 @@ async def test_a_raising_plugin_stream_becomes_an_error_event(agent_dir: Path) -
 
     definition = ProviderDefinition(name="flaky", stream=stream, models=[{"id": "f"}])
     registry = ModelRegistry(agent_dir, providers=[definition], environ={})
-    events = await collect(registry.stream(registry.resolve("flaky/f"), user_context()))
+    events = await collect(registry.stream(await registry.resolve("flaky/f"), user_context()))
     assert kinds(events) == ["error"]
     assert (
         events[0]["error"]["errorMessage"]
@@ -664,10 +668,10 @@ async def test_a_raising_plugin_stream_becomes_an_error_event(agent_dir: Path) -
     )
 
 
-def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
+async def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
     from knightcode._errors import UsageError
     from knightcode._llm.registry import ModelRegistry
 
     registry = ModelRegistry(agent_dir, environ={})
     with pytest.raises(UsageError, match=r"^unknown provider 'nope'; known: anthropic, openai"):
-        registry.resolve("x", "nope")
+        await registry.resolve("x", "nope")

@@ -72,7 +72,7 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         for module, source in modules.items():
             write(site / f"{module}.py", source)
-        prefixes = {"knightcode.builtins": "builtin:", "knightcode._plugins": "plugin:"}
+        prefixes = {"knightcode.builtins": "builtin:", "knightcode.plugins": "plugin:"}
         names = [f"{prefixes[group]}{ep}" for group, eps in entry_points.items() for ep in eps]
         allowed = [n for n in os.environ.get("KNIGHTCODE_LOAD_PLUGINS", "").split(",") if n]
         monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", ",".join(allowed + names))

@@ -31,7 +31,7 @@ async def test_every_source_loads_in_design_order(
         "fakeknight",
         {
             "knightcode.builtins": {"compaction": "fake_builtin"},
-            "knightcode._plugins": {"thirdparty": "fake_package"},
+            "knightcode.plugins": {"thirdparty": "fake_package"},
         },
         {"fake_builtin": recorder_plugin("builtin"), "fake_package": recorder_plugin("package")},
     )
@@ -63,7 +63,7 @@ async def test_every_source_loads_in_design_order(
     assert names[2] == f"ext:{(agent_dir / 'extensions' / 'user_ext.py').resolve()}"
     assert all(record.enabled for record in host.records)
 
-    await host.emit("session_start", reason="startup", previous_session_file=None)
+    await host.hooks.session_start(reason="startup", previous_session_file=None)
     calls = (project_dir / "calls.log").read_text().split()
     assert calls == ["builtin", "package", "user", "project", "settings", "cli"]
 
@@ -78,7 +78,7 @@ def test_no_extensions_keeps_builtins_and_cli_paths(
         "fakeknight",
         {
             "knightcode.builtins": {"gondolin": "fake_builtin"},
-            "knightcode._plugins": {"thirdparty": "fake_package"},
+            "knightcode.plugins": {"thirdparty": "fake_package"},
         },
         {"fake_builtin": "", "fake_package": ""},
     )
@@ -206,7 +206,7 @@ async def test_a_broken_extension_is_reported_once_and_skipped(
     assert statuses == [PluginStatus.LOADED, PluginStatus.FAILED, PluginStatus.LOADED]
     assert host.records[1].error == failure.error
     assert host.registrations.commands.names() == []
-    await host.emit("session_start", reason="startup", previous_session_file=None)
+    await host.hooks.session_start(reason="startup", previous_session_file=None)
     assert (project_dir / "calls.log").read_text().split() == ["good", "also-good"]
 
 
@@ -307,7 +307,7 @@ def test_load_plugins_allow_list(
         "fakeknight",
         {
             "knightcode.builtins": {"compaction": "fake_a"},
-            "knightcode._plugins": {"one": "fake_b", "two": "fake_c"},
+            "knightcode.plugins": {"one": "fake_b", "two": "fake_c"},
         },
         {"fake_a": "", "fake_b": "", "fake_c": ""},
     )

@@ -17,7 +17,7 @@ from .conftest import recorder_plugin, write
 async def calls_after_start(host: PluginHost, project_dir: Path) -> list[str]:
     log = project_dir / "calls.log"
     log.unlink(missing_ok=True)
-    await host.emit("session_start", reason="reload", previous_session_file=None)
+    await host.hooks.session_start(reason="reload", previous_session_file=None)
     return log.read_text().split() if log.exists() else []
 
 

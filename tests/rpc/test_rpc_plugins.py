@@ -196,7 +196,7 @@ from knightcode import hookimpl
 
 
 async def leave(args, ctx):
-    await ctx.wait_for_idle()
+    await ctx.agent.wait_idle()
     ctx.shutdown()
 
 

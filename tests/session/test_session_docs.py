@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from knightcode._session import jsonl
-from knightcode._session.entries import ENTRY_TYPES
+from knightcode._types.entries import ENTRY_TYPES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "session-format.md"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import stat
@@ -88,23 +89,23 @@ async def test_custom_shell_path(ctx: ToolContext, project_dir: Path) -> None:
     shell = project_dir / "myshell"
     shell.write_text('#!/bin/sh\necho "custom shell got: $2"\n')
     shell.chmod(shell.stat().st_mode | stat.S_IXUSR)
-    ctx.shell_path = str(shell)
+    ctx = dataclasses.replace(ctx, shell_path=str(shell))
     assert text_of(await run("bash", {"command": "ls"}, ctx)) == "custom shell got: ls\n"
 
 
 async def test_missing_custom_shell(ctx: ToolContext) -> None:
-    ctx.shell_path = "/no/such/shell"
+    ctx = dataclasses.replace(ctx, shell_path="/no/such/shell")
     with pytest.raises(ToolError, match="^Custom shell path not found: /no/such/shell$"):
         await run("bash", {"command": "echo x"}, ctx)
 
 
 async def test_command_prefix(ctx: ToolContext) -> None:
-    ctx.shell_command_prefix = "export TEST_VAR=testValue"
+    ctx = dataclasses.replace(ctx, shell_command_prefix="export TEST_VAR=testValue")
     assert text_of(await run("bash", {"command": "echo $TEST_VAR"}, ctx)).strip() == "testValue"
 
 
 async def test_command_prefix_output_comes_first(ctx: ToolContext) -> None:
-    ctx.shell_command_prefix = "echo init-ready"
+    ctx = dataclasses.replace(ctx, shell_command_prefix="echo init-ready")
     result = await run("bash", {"command": "echo command-ready"}, ctx)
     assert text_of(result) == "init-ready\ncommand-ready\n"
 
@@ -114,7 +115,7 @@ async def test_agent_bin_first_on_path(ctx: ToolContext, agent_dir: Path) -> Non
     tool.parent.mkdir()
     tool.write_text("#!/bin/sh\necho helper ran\n")
     tool.chmod(0o755)
-    ctx.agent_dir = agent_dir
+    ctx = dataclasses.replace(ctx, agent_dir=agent_dir)
     assert text_of(await run("bash", {"command": "kc-helper"}, ctx)) == "helper ran\n"
 
 
@@ -205,7 +206,7 @@ async def test_abort_kills_the_whole_process_group(ctx: ToolContext, project_dir
     )
     grandchild = int(await _wait_for_file(pid_file))
     assert is_alive(grandchild)
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError) as info:
         await asyncio.wait_for(task, 5)
     assert str(info.value) == "started\n\n\nCommand aborted"
@@ -247,7 +248,7 @@ async def test_cancelling_the_task_kills_the_group(ctx: ToolContext, project_dir
 
 
 async def test_aborted_before_start(ctx: ToolContext, project_dir: Path) -> None:
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Command aborted$"):
         await run("bash", {"command": f"touch {project_dir / 'ran'}"}, ctx)
     assert not (project_dir / "ran").exists()

@@ -323,7 +323,7 @@ async def test_concurrent_edits_of_one_file_are_serialised(
 
 async def test_aborted(ctx: ToolContext, project_dir: Path) -> None:
     write(project_dir / "a.txt", "a")
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await edit(ctx, "a.txt", "a", "b")
     assert (project_dir / "a.txt").read_text() == "a"

@@ -117,7 +117,7 @@ async def test_path_not_found_and_not_a_directory(ctx: ToolContext, project_dir:
 
 
 async def test_aborted_before_start(ctx: ToolContext) -> None:
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await run("find", {"pattern": "*"}, ctx)
 

@@ -125,7 +125,7 @@ async def test_rg_error_is_reported(ctx: ToolContext, project_dir: Path) -> None
 
 
 async def test_aborted_before_start(ctx: ToolContext) -> None:
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await run("grep", {"pattern": "x"}, ctx)
 
@@ -148,7 +148,7 @@ async def test_abort_during_search(project_dir: Path) -> None:
     ctx = ToolContext(project_dir, SlowRgBackend(project_dir, script))
     task = asyncio.ensure_future(run("grep", {"pattern": "x"}, ctx))
     await asyncio.sleep(0.2)
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await asyncio.wait_for(task, 5)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from knightcode import AbortSignal
 from knightcode._tools import DirEntry, ExecutionBackend, LocalBackend
 
 from .helpers import is_alive
@@ -107,10 +108,10 @@ async def test_term_ignoring_process_is_killed(backend: LocalBackend) -> None:
         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
         "print('ready', flush=True); time.sleep(60)"
     )
-    stop = asyncio.Event()
+    stop = AbortSignal()
     task = asyncio.ensure_future(
         backend.exec(
-            [sys.executable, "-c", script], signal=stop, on_output=lambda chunk: stop.set()
+            [sys.executable, "-c", script], signal=stop, on_output=lambda chunk: stop.abort()
         )
     )
     result = await asyncio.wait_for(task, 5)
@@ -119,7 +120,7 @@ async def test_term_ignoring_process_is_killed(backend: LocalBackend) -> None:
 
 
 async def test_no_zombie_left(backend: LocalBackend) -> None:
-    stop = asyncio.Event()
+    stop = AbortSignal()
     pids: list[int] = []
     task = asyncio.ensure_future(
         backend.exec(
@@ -130,7 +131,7 @@ async def test_no_zombie_left(backend: LocalBackend) -> None:
     )
     while not pids:
         await asyncio.sleep(0.01)
-    stop.set()
+    stop.abort()
     await task
     assert not is_alive(pids[0])
     if Path("/proc/self").exists():

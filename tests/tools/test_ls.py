@@ -79,6 +79,6 @@ async def test_errors(ctx: ToolContext, project_dir: Path) -> None:
 
 
 async def test_aborted(ctx: ToolContext) -> None:
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await run("ls", {}, ctx)

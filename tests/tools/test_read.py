@@ -199,6 +199,6 @@ async def test_directory_is_an_error(ctx: ToolContext, project_dir: Path) -> Non
 
 async def test_aborted_before_start(ctx: ToolContext, project_dir: Path) -> None:
     write(project_dir / "a.txt", "a")
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await run("read", {"path": "a.txt"}, ctx)

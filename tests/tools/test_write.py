@@ -39,7 +39,7 @@ async def test_reports_utf16_length_like_the_reference(ctx: ToolContext, project
 
 
 async def test_aborted(ctx: ToolContext, project_dir: Path) -> None:
-    ctx.signal.set()
+    ctx.signal.abort()
     with pytest.raises(ToolError, match="^Operation aborted$"):
         await run("write", {"path": "x.txt", "content": "x"}, ctx)
     assert not (project_dir / "x.txt").exists()

@@ -15,9 +15,18 @@ See ``docs/compaction.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from knightcode import hookimpl
+
+if TYPE_CHECKING:
+    from knightcode import (
+        AssistantMessage,
+        CompactionVerdict,
+        HookContext,
+        NotifyLevel,
+        TreePreparation,
+    )
 
 __all__ = ["compact_command"]
 
@@ -27,55 +36,56 @@ __all__ = ["compact_command"]
 
 @hookimpl
 async def session_check_compaction(
-    trigger: str, message: Any, will_retry: bool, custom_instructions: str | None, ctx: Any
-) -> dict[str, Any] | None:
+    trigger: Literal["before_prompt", "between_turns", "after_run", "overflow", "length", "manual"],
+    message: AssistantMessage | None,
+    will_retry: bool,
+    custom_instructions: str | None,
+    ctx: HookContext,
+) -> CompactionVerdict | None:
     """Decide whether to compact at this point, and compact (see :mod:`.triggers`)."""
     from .triggers import check
 
-    verdict: dict[str, Any] | None = await check(
-        trigger, message, will_retry, custom_instructions, ctx
-    )
-    return verdict
+    return await check(trigger, message, will_retry, custom_instructions, ctx)
 
 
 @hookimpl
-def session_before_tree(preparation: Any, ctx: Any) -> None:
+def session_before_tree(preparation: TreePreparation, ctx: HookContext) -> None:
     """Offer the default branch summary when the user asked for one; the navigation uses it
     unless a plugin cancels or supplies its own summary.
     """
-    agent = getattr(ctx, "agent", None) if ctx is not None else None
-    if agent is None or not getattr(preparation, "user_wants_summary", False):
+    if ctx.agent is None or not preparation.user_wants_summary:
         return
-    if getattr(preparation, "summarizer", None) is None:
-        from .branch import BranchSummarizer
+    if preparation.summarizer is None:
+        from .branch import DefaultBranchSummarizer
 
-        preparation.summarizer = BranchSummarizer(agent, ctx)
+        preparation.summarizer = DefaultBranchSummarizer(ctx.agent, ctx)
 
 
-async def compact_command(args: str, ctx: Any) -> str:
+async def compact_command(args: str, ctx: HookContext) -> str:
     """``/compact [instructions]``: compact now; the instructions focus the summary."""
-    agent = getattr(ctx, "agent", None)
-    if agent is None:
+    level: NotifyLevel
+    if ctx.agent is None:
         text, level = "compact: no session is running", "error"
     else:
-        verdict = await agent.compact(args.strip() or None)
-        result = verdict.get("result")
-        if verdict.get("compacted") and isinstance(result, dict):
+        verdict = await ctx.agent.compact(args.strip() or None)
+        result = verdict.result
+        if verdict.compacted and result is not None:
             text = (
                 f"Compacted: {result['tokensBefore']} tokens before, about "
                 f"{result['estimatedTokensAfter']} now."
             )
             level = "info"
-        elif verdict.get("aborted"):
+        elif verdict.aborted:
             text, level = "Compaction cancelled.", "warning"
         else:
-            text, level = str(verdict.get("errorMessage") or "Nothing was compacted."), "error"
+            text, level = verdict.error_message or "Nothing was compacted.", "error"
     ctx.ui.notify(text, level)
     return text
 
 
 @hookimpl
 def register_commands(register: Callable[..., None]) -> None:
+    """``/compact``."""
     register(
         name="compact",
         description="Summarize older messages to free context; optional text focuses the summary",

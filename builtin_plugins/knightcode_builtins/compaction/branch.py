@@ -9,52 +9,50 @@ was done); file lists are carried from earlier default branch summaries in those
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from knightcode._session import estimate_tokens
-from knightcode._session.messages import create_compaction_summary_message
-
-from .file_ops import (
+from knightcode import (
+    BranchSummary,
     FileOperations,
-    carry_details,
-    compute_file_lists,
-    extract_file_ops,
-    format_file_operations,
+    create_compaction_summary_message,
+    estimate_tokens,
 )
+
+from .file_ops import carry_details, compute_file_lists, extract_file_ops, format_file_operations
 from .preparation import message_of
 from .prompts import BRANCH_SUMMARY_PREAMBLE, branch_instructions
 from .summarize import Summarizer
 
-__all__ = ["BranchSummarizer", "prepare_branch_entries"]
+if TYPE_CHECKING:
+    from knightcode import AbortSignal, AgentHandle, AgentMessage, HookContext, SessionEntry
 
-DEFAULT_RESERVE_TOKENS = 16384
+__all__ = ["DefaultBranchSummarizer", "prepare_branch_entries"]
 
 
-def _branch_message(entry: Any) -> Any:
-    if entry.get("type") == "compaction":
+def _branch_message(entry: SessionEntry) -> AgentMessage | None:
+    if entry["type"] == "compaction":
         return create_compaction_summary_message(
-            entry.get("summary", ""), entry.get("tokensBefore", 0), entry.get("timestamp", "")
+            entry["summary"], entry["tokensBefore"], entry["timestamp"]
         )
     message = message_of(entry)
-    if message is not None and message.get("role") == "toolResult":
+    if message is not None and message["role"] == "toolResult":
         return None
     return message
 
 
 def prepare_branch_entries(
-    entries: Sequence[Any], token_budget: int = 0
-) -> tuple[list[Any], FileOperations, int]:
+    entries: Sequence[SessionEntry], token_budget: int = 0
+) -> tuple[list[AgentMessage], FileOperations, int]:
     """``(messages, file_ops, tokens)`` for the entries (oldest first) within ``token_budget``
     (0: no limit); see the module docstring.
     """
     ops = FileOperations()
     for entry in entries:
-        if entry.get("type") == "branch_summary":
+        if entry["type"] == "branch_summary":
             carry_details(entry, ops)
-    messages: list[Any] = []
+    messages: list[AgentMessage] = []
     total = 0
     for entry in reversed(entries):
         message = _branch_message(entry)
@@ -63,7 +61,7 @@ def prepare_branch_entries(
         extract_file_ops([message], ops)
         tokens = estimate_tokens(message)
         if token_budget > 0 and total + tokens > token_budget:
-            if entry.get("type") in ("compaction", "branch_summary") and total < token_budget * 0.9:
+            if entry["type"] in ("compaction", "branch_summary") and total < token_budget * 0.9:
                 messages.append(message)
                 total += tokens
             break
@@ -74,61 +72,48 @@ def prepare_branch_entries(
 
 
 @dataclass
-class BranchSummarizer:
+class DefaultBranchSummarizer:
     """Offered on the tree preparation as its ``summarizer``; called by the navigation with the
     final instructions (after every ``session_before_tree`` handler had its say).
     """
 
-    agent: Any
-    ctx: Any
+    agent: AgentHandle
+    ctx: HookContext
 
     async def __call__(
         self,
-        entries: list[Any],
+        entries: list[SessionEntry],
         *,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        signal: asyncio.Event | None = None,
-    ) -> dict[str, Any]:
-        """``{"summary", "details", "usage"}``, or ``{"aborted": True}``.
+        custom_instructions: str | None,
+        replace_instructions: bool,
+        signal: AbortSignal,
+    ) -> BranchSummary:
+        """The summary of ``entries``.
 
-        :raises knightcode._llm.summary.SummarizationError: the summary could not be generated
+        :raises knightcode.Aborted: the signal was set
+        :raises knightcode.SummarizationError: the summary could not be generated
         """
-        from knightcode._llm.summary import SummarizationAborted
-
         agent = self.agent
         model = agent.model
-        budget = int(model.context_window or 128000) - self._reserve_tokens()
-        messages, ops, _ = prepare_branch_entries(entries, budget)
+        reserve = self.ctx.settings.model.branch_summary.reserve_tokens
+        messages, ops, _ = prepare_branch_entries(entries, model.context_window - reserve)
         if not messages:
-            return {"summary": "No content to summarize"}
+            return BranchSummary("No content to summarize")
         summarizer = Summarizer(
             model,
-            agent.models,
-            signal or asyncio.Event(),
+            agent.model_registry,
+            signal,
             agent.publish,
             "branchSummary",
             None,
-            getattr(agent, "retry", None),
-            getattr(agent, "thinking_level", None),
+            agent.retry,
+            agent.thinking_level,
         )
         instructions = branch_instructions(custom_instructions, replace_instructions)
-        try:
-            text = await summarizer.summarize(messages, instructions=instructions)
-        except SummarizationAborted:
-            return {"aborted": True}
+        text = await summarizer.summarize(messages, instructions=instructions)
         read, modified = compute_file_lists(ops)
-        result: dict[str, Any] = {
-            "summary": BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read, modified),
-            "details": {"readFiles": read, "modifiedFiles": modified},
-        }
-        if summarizer.usage is not None:
-            result["usage"] = summarizer.usage
-        return result
-
-    def _reserve_tokens(self) -> int:
-        settings: Any = getattr(self.ctx, "settings", None)
-        try:
-            return int(settings.model.branch_summary.reserve_tokens)
-        except AttributeError:
-            return DEFAULT_RESERVE_TOKENS
+        return BranchSummary(
+            BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read, modified),
+            {"readFiles": read, "modifiedFiles": modified},
+            summarizer.usage,
+        )

@@ -13,21 +13,39 @@ to the deterministic summary of :mod:`.fallback`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from knightcode._llm.summary import SummarizationAborted
-from knightcode._session import estimate_context_tokens
+from knightcode import (
+    Aborted,
+    Cancel,
+    CompactionOverride,
+    CompactionVerdict,
+    estimate_context_tokens,
+)
 
 from .fallback import deterministic_summary
 from .file_ops import compute_file_lists, format_file_operations
-from .preparation import CompactionPreparation, estimate_messages, prepare_compaction
+from .preparation import estimate_messages, prepare_compaction
 from .prompts import NO_PRIOR_HISTORY, TURN_PREFIX_PROMPT, merge_split_turn
-from .state import agent_signal, effective_settings
+from .state import effective_settings
 from .summarize import Summarizer, cap_text
 
-__all__ = ["CompactionFailed", "Outcome", "emit", "run_compaction"]
+if TYPE_CHECKING:
+    from knightcode import (
+        AbortSignal,
+        AgentHandle,
+        CompactionPreparation,
+        CompactionReason,
+        CompactionResult,
+        HookContext,
+        Model,
+        SessionEntry,
+        Usage,
+    )
+
+__all__ = ["CompactionFailed", "Outcome", "run_compaction"]
 
 _FAILURE_PREFIX = {
     "manual": "Compaction failed: ",
@@ -49,34 +67,33 @@ class Outcome:
     """How a compaction ended; ``result`` is ``compaction_end``'s result on success."""
 
     compacted: bool
-    result: dict[str, Any] | None = None
+    result: CompactionResult | None = None
     aborted: bool = False
     error: str | None = None
 
-    def verdict(self, retry: bool = False) -> dict[str, Any]:
+    def verdict(self, retry: bool = False) -> CompactionVerdict:
         """The ``session_check_compaction`` answer for the kernel."""
-        answer: dict[str, Any] = {"compacted": self.compacted, "retry": retry and self.compacted}
-        if self.result is not None:
-            answer["result"] = self.result
-        if self.error:
-            answer["errorMessage"] = self.error
-        if self.aborted:
-            answer["aborted"] = True
-        return answer
+        return CompactionVerdict(
+            compacted=self.compacted,
+            retry=retry and self.compacted,
+            result=self.result,
+            error_message=self.error or None,
+            aborted=self.aborted,
+        )
 
 
-async def emit(ctx: Any, hook: str, **kwargs: Any) -> Any:
-    """Fire a hook for the other plugins, if any implement it."""
-    host = getattr(ctx, "host", None)
-    if host is None or not host.has_handlers(hook):
-        return None
-    return await host.emit(hook, **kwargs)
+@dataclass(frozen=True)
+class _Summary:
+    text: str
+    first_kept: str | None
+    details: object
+    usage: Usage | None
 
 
 async def run_compaction(
-    agent: Any,
-    ctx: Any,
-    reason: str,
+    agent: AgentHandle,
+    ctx: HookContext,
+    reason: CompactionReason,
     *,
     will_retry: bool = False,
     custom_instructions: str | None = None,
@@ -89,7 +106,7 @@ async def run_compaction(
     :param allow_fallback: use the deterministic summary when every summary request fails
     """
     agent.publish({"type": "compaction_start", "reason": reason})
-    signal = agent_signal(agent)
+    signal = agent.signal
     from_extension = False
     try:
         model = agent.model  # captured: a model switch meanwhile does not affect this compaction
@@ -97,13 +114,11 @@ async def run_compaction(
         path = agent.session.get_branch()
         prep = prepare_compaction(path, settings)
         if prep is None:
-            compacted = bool(path) and path[-1].get("type") == "compaction"
+            compacted = bool(path) and path[-1]["type"] == "compaction"
             raise CompactionFailed(
                 "Already compacted" if compacted else "Nothing to compact (session too small)"
             )
-        answer = await emit(
-            ctx,
-            "session_before_compact",
+        answer = await ctx.hooks.session_before_compact(
             preparation=prep,
             branch_entries=path,
             custom_instructions=custom_instructions,
@@ -111,73 +126,60 @@ async def run_compaction(
             will_retry=will_retry,
             signal=signal,
         )
-        if isinstance(answer, Mapping) and answer.get("cancel"):
+        if isinstance(answer, Cancel):
             raise _Cancelled
-        supplied = answer.get("compaction") if isinstance(answer, Mapping) else None
-        first_kept: str | None
-        if supplied:
+        if isinstance(answer, CompactionOverride):
             from_extension = True
-            summary, first_kept, details, usage = _supplied(supplied, path)
+            summary = _supplied(answer, path)
         else:
-            # Retain-none keeps nothing the model sees: the entry records its own id (None asks
-            # the session store for that), so the next compaction starts right after it.
-            first_kept = None if prep.retain_none else prep.first_kept_entry_id
-            summary, details, usage = await _default_summary(
+            summary = await _default_summary(
                 agent, ctx, model, prep, signal, reason, custom_instructions, allow_fallback
             )
-        if signal.is_set():
+        if signal.aborted:
             raise _Cancelled
-        return await _commit(
-            agent, ctx, reason, will_retry, summary, first_kept, details, usage, from_extension
-        )
-    except (_Cancelled, SummarizationAborted):
+        return await _commit(agent, ctx, reason, will_retry, summary, from_extension)
+    except (_Cancelled, Aborted):
         return await _failed(agent, ctx, reason, will_retry, from_extension, None)
     except Exception as error:
         text = str(error) or type(error).__name__
         return await _failed(
-            agent,
-            ctx,
-            reason,
-            will_retry,
-            from_extension,
-            _FAILURE_PREFIX.get(reason, "Compaction failed: ") + text,
+            agent, ctx, reason, will_retry, from_extension, _FAILURE_PREFIX[reason] + text
         )
 
 
-def _supplied(supplied: Mapping[str, Any], path: Sequence[Any]) -> tuple[str, str, Any, Any]:
-    """A plugin's compaction, checked (snake_case keys as documented; camelCase accepted)."""
-    summary = supplied.get("summary")
-    first = supplied.get("first_kept_entry_id", supplied.get("firstKeptEntryId"))
-    if not isinstance(summary, str) or not summary:
+def _supplied(supplied: CompactionOverride, path: Sequence[SessionEntry]) -> _Summary:
+    """A plugin's compaction, checked against the branch."""
+    if not supplied.summary:
         raise CompactionFailed("the compaction a plugin supplied has no summary")
-    if not isinstance(first, str) or all(entry["id"] != first for entry in path):
+    first = supplied.first_kept_entry_id
+    if all(entry["id"] != first for entry in path):
         raise CompactionFailed(
             f"the compaction a plugin supplied keeps entry {first!r}, which is not on this branch"
         )
-    return summary, first, supplied.get("details"), supplied.get("usage")
+    return _Summary(supplied.summary, first, supplied.details, supplied.usage)
 
 
 async def _default_summary(
-    agent: Any,
-    ctx: Any,
-    model: Any,
+    agent: AgentHandle,
+    ctx: HookContext,
+    model: Model,
     prep: CompactionPreparation,
-    signal: Any,
-    reason: str,
+    signal: AbortSignal,
+    reason: CompactionReason,
     custom: str | None,
     allow_fallback: bool,
-) -> tuple[str, dict[str, Any], Any]:
+) -> _Summary:
     summarizer = Summarizer(
         model,
-        agent.models,
+        agent.model_registry,
         signal,
         agent.publish,
         "compaction",
         reason,
-        getattr(agent, "retry", None),
-        getattr(agent, "thinking_level", None),
+        agent.retry,
+        agent.thinking_level,
     )
-    details: dict[str, Any] = {}
+    details: dict[str, object] = {}
     try:
         history_messages = prep.messages_to_summarize
         if history_messages or not prep.is_split_turn or not prep.turn_prefix_messages:
@@ -193,65 +195,56 @@ async def _default_summary(
                 prep.turn_prefix_messages, instructions=TURN_PREFIX_PROMPT
             )
             text = merge_split_turn(text, prefix)
-    except SummarizationAborted:
+    except Aborted:
         raise
     except Exception as error:
-        if not allow_fallback or signal.is_set():
+        if not allow_fallback or signal.aborted:
             raise
         reason_text = str(error) or type(error).__name__
         text = deterministic_summary(prep, reason_text, summarizer.cap_tokens)
         details.update(fallback="deterministic", fallbackReason=reason_text)
-        ui = getattr(ctx, "ui", None)
-        if ui is not None:
-            ui.notify(
-                f"compaction: the summary was assembled without a model ({reason_text})", "warning"
-            )
+        ctx.ui.notify(
+            f"compaction: the summary was assembled without a model ({reason_text})", "warning"
+        )
     read, modified = compute_file_lists(prep.file_ops)
     details = {"readFiles": read, "modifiedFiles": modified, **details}
-    return text + format_file_operations(read, modified), details, summarizer.usage
+    # Retain-none keeps nothing the model sees: the entry records its own id (None asks the
+    # session store for that), so the next compaction starts right after it.
+    first_kept = None if prep.retain_none else prep.first_kept_entry_id
+    return _Summary(
+        text + format_file_operations(read, modified), first_kept, details, summarizer.usage
+    )
 
 
 async def _commit(
-    agent: Any,
-    ctx: Any,
-    reason: str,
+    agent: AgentHandle,
+    ctx: HookContext,
+    reason: CompactionReason,
     will_retry: bool,
-    summary: str,
-    first_kept: str | None,
-    details: Any,
-    usage: Any,
+    summary: _Summary,
     from_extension: bool,
 ) -> Outcome:
-    session = agent.session
     # Measured now, from the context-edited projection: what the compaction actually replaces.
-    tokens_before = estimate_context_tokens(session.build_context().messages).tokens
-    entry_id = session.append_compaction(
-        summary,
-        first_kept,
+    tokens_before = estimate_context_tokens(agent.session.build_context().messages).tokens
+    entry = agent.append_compaction(
+        summary.text,
+        summary.first_kept,
         tokens_before,
-        details=details,
+        details=summary.details,
         from_hook=True if from_extension else None,
-        usage=usage,
+        usage=summary.usage,
     )
-    first_kept = session.get_entry(entry_id)["firstKeptEntryId"]
-    context = session.build_context().messages
-    agent.messages[:] = context  # in place: a running turn loop holds this very list
-    result: dict[str, Any] = {
-        "summary": summary,
-        "firstKeptEntryId": first_kept,
+    result: CompactionResult = {
+        "summary": summary.text,
+        "firstKeptEntryId": entry["firstKeptEntryId"],
         "tokensBefore": tokens_before,
-        "estimatedTokensAfter": estimate_messages(context),
+        "estimatedTokensAfter": estimate_messages(agent.messages),
     }
-    if usage is not None:
-        result["usage"] = usage
-    if details is not None:
-        result["details"] = details
-    await emit(
-        ctx,
-        "session_compact",
-        compaction_entry=session.get_entry(entry_id),
-        from_extension=from_extension,
-    )
+    if summary.usage is not None:
+        result["usage"] = summary.usage
+    if summary.details is not None:
+        result["details"] = summary.details
+    await ctx.hooks.session_compact(compaction_entry=entry, from_extension=from_extension)
     agent.publish(
         {
             "type": "compaction_end",
@@ -265,25 +258,33 @@ async def _commit(
 
 
 async def _failed(
-    agent: Any, ctx: Any, reason: str, will_retry: bool, from_extension: bool, error: str | None
+    agent: AgentHandle,
+    ctx: HookContext,
+    reason: CompactionReason,
+    will_retry: bool,
+    from_extension: bool,
+    error: str | None,
 ) -> Outcome:
     aborted = error is None
-    await emit(
-        ctx,
-        "session_compact_failed",
+    await ctx.hooks.session_compact_failed(
         reason=reason,
         error_message=error,
         aborted=aborted,
         will_retry=will_retry,
         from_extension=from_extension,
     )
-    event: dict[str, Any] = {
-        "type": "compaction_end",
-        "reason": reason,
-        "aborted": aborted,
-        "willRetry": False,
-    }
-    if error is not None:
-        event["errorMessage"] = error
-    agent.publish(event)
+    if error is None:
+        agent.publish(
+            {"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False}
+        )
+    else:
+        agent.publish(
+            {
+                "type": "compaction_end",
+                "reason": reason,
+                "aborted": False,
+                "willRetry": False,
+                "errorMessage": error,
+            }
+        )
     return Outcome(False, aborted=aborted, error=error)

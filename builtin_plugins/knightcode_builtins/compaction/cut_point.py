@@ -19,11 +19,14 @@ entries dropped), the reference's tests pass raw entries.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from knightcode._session import estimate_tokens
+from knightcode import estimate_tokens
+
+if TYPE_CHECKING:
+    from knightcode import SessionEntry
 
 __all__ = ["CutPoint", "find_cut_point", "find_turn_start_index", "find_valid_cut_points"]
 
@@ -50,17 +53,16 @@ class CutPoint:
     budget_index: int = -1
 
 
-def _role(entry: Mapping[str, Any]) -> Any:
-    message = entry.get("message")
-    return message.get("role") if isinstance(message, dict) else None
+def _role(entry: SessionEntry) -> str | None:
+    return entry["message"]["role"] if entry["type"] == "message" else None
 
 
-def find_valid_cut_points(entries: Sequence[Mapping[str, Any]], start: int, end: int) -> list[int]:
+def find_valid_cut_points(entries: Sequence[SessionEntry], start: int, end: int) -> list[int]:
     """Indices in ``[start, end)`` where a kept region may begin."""
     points = []
     for index in range(start, end):
         entry = entries[index]
-        kind = entry.get("type")
+        kind = entry["type"]
         if kind == "message":
             if _role(entry) in _CUT_ROLES:
                 points.append(index)
@@ -69,16 +71,14 @@ def find_valid_cut_points(entries: Sequence[Mapping[str, Any]], start: int, end:
     return points
 
 
-def find_turn_start_index(
-    entries: Sequence[Mapping[str, Any]], entry_index: int, start: int
-) -> int:
+def find_turn_start_index(entries: Sequence[SessionEntry], entry_index: int, start: int) -> int:
     """The user message (or bash execution, custom message, branch summary) that starts the
     user-message span holding ``entry_index``, searching no further back than ``start``; -1 if
     there is none.
     """
     for index in range(entry_index, start - 1, -1):
         entry = entries[index]
-        kind = entry.get("type")
+        kind = entry["type"]
         if kind == "branch_summary" or kind == "custom_message":
             return index
         if kind == "message" and _role(entry) in _SPAN_START_ROLES:
@@ -87,7 +87,7 @@ def find_turn_start_index(
 
 
 def find_cut_point(
-    entries: Sequence[Mapping[str, Any]], start: int, end: int, keep_recent_tokens: int
+    entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int
 ) -> CutPoint:
     """The cut that keeps about ``keep_recent_tokens`` of the newest messages in ``[start, end)``.
 
@@ -103,10 +103,9 @@ def find_cut_point(
     accumulated = 0
     for index in range(end - 1, start - 1, -1):
         entry = entries[index]
-        if entry.get("type") != "message":
+        if entry["type"] != "message":
             continue  # custom_message and branch_summary entries add nothing, as in the reference
-        message = entry.get("message")
-        accumulated += estimate_tokens(message) if isinstance(message, dict) else 0
+        accumulated += estimate_tokens(entry["message"])
         if accumulated >= keep_recent_tokens:
             budget_index = index
             position = bisect_left(points, index)
@@ -115,11 +114,11 @@ def find_cut_point(
             break
     # Keep the metadata just before the cut (a model change belongs with what follows it).
     while cut > start:
-        previous = entries[cut - 1].get("type")
+        previous = entries[cut - 1]["type"]
         if previous == "message" or previous == "compaction":
             break
         cut -= 1
     cut_entry = entries[cut]
-    is_user = cut_entry.get("type") == "message" and _role(cut_entry) == "user"
+    is_user = _role(cut_entry) == "user"
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start)
     return CutPoint(cut, turn_start, not is_user and turn_start != -1, budget_index)

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .preparation import CompactionPreparation
+from knightcode import content_text
+
 from .summarize import cap_text
+
+if TYPE_CHECKING:
+    from knightcode import AgentMessage, CompactionPreparation
 
 __all__ = ["deterministic_summary", "section"]
 
@@ -39,18 +43,14 @@ def section(summary: str | None, heading: str) -> str | None:
     return body or None
 
 
-def _user_texts(messages: Sequence[Any]) -> list[str]:
+def _user_texts(messages: Sequence[AgentMessage]) -> list[str]:
     texts = []
     for message in messages:
-        if message.get("role") != "user":
+        if message["role"] != "user":
             continue
-        content = message.get("content")
-        if isinstance(content, str):
-            text = content
-        else:
-            text = "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-        if text.strip():
-            texts.append(text.strip())
+        text = content_text(message["content"]).strip()
+        if text:
+            texts.append(text)
     return texts
 
 

@@ -9,48 +9,39 @@ plugin supplied (``fromHook``) are not trusted to use that format and are not ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from knightcode import FileOperations
+
+if TYPE_CHECKING:
+    from knightcode import AgentMessage, BranchSummaryEntry, CompactionEntry
 
 __all__ = [
-    "FileOperations",
     "carry_details",
     "compute_file_lists",
     "extract_file_ops",
     "format_file_operations",
 ]
 
-
-@dataclass
-class FileOperations:
-    """Paths seen in ``read``, ``write`` and ``edit`` tool calls (and carried from summaries)."""
-
-    read: set[str] = field(default_factory=set)
-    written: set[str] = field(default_factory=set)
-    edited: set[str] = field(default_factory=set)
-
-
 _KINDS = {"read": "read", "write": "written", "edit": "edited"}
 
 
-def extract_file_ops(messages: Iterable[Mapping[str, Any]], ops: FileOperations) -> None:
+def extract_file_ops(messages: Iterable[AgentMessage], ops: FileOperations) -> None:
     """Add the ``path`` argument of every ``read``/``write``/``edit`` call in ``messages``."""
     for message in messages:
-        if message.get("role") != "assistant":
+        if message["role"] != "assistant":
             continue
-        content = message.get("content")
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "toolCall":
+        for block in message["content"]:
+            if block["type"] != "toolCall":
                 continue
-            kind = _KINDS.get(block.get("name", ""))
-            arguments = block.get("arguments")
-            path = arguments.get("path") if isinstance(arguments, dict) else None
+            kind = _KINDS.get(block["name"])
+            path = block["arguments"].get("path")
             if kind is not None and isinstance(path, str) and path:
                 getattr(ops, kind).add(path)
 
 
-def carry_details(entry: Mapping[str, Any] | None, ops: FileOperations) -> None:
+def carry_details(entry: CompactionEntry | BranchSummaryEntry | None, ops: FileOperations) -> None:
     """Seed ``ops`` from a knightcode-generated summary entry's ``details`` (not ``fromHook``)."""
     if entry is None or entry.get("fromHook"):
         return

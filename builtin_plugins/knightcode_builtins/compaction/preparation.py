@@ -21,86 +21,59 @@ applied), so omitted attempts affect neither the cut nor the summary nor the est
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from knightcode._session import (
+from knightcode import (
+    CompactionPreparation,
+    FileOperations,
     SessionProjection,
     build_session_context,
+    create_branch_summary_message,
+    create_custom_message,
     estimate_context_tokens,
     estimate_tokens,
     project_path,
 )
-from knightcode._session.messages import (
-    create_branch_summary_message,
-    create_custom_message,
-)
 
 from .cut_point import CutPoint, find_cut_point, find_valid_cut_points
-from .file_ops import FileOperations, carry_details, extract_file_ops
+from .file_ops import carry_details, extract_file_ops
 
-__all__ = ["CompactionPreparation", "message_of", "prepare_compaction"]
+if TYPE_CHECKING:
+    from knightcode import AgentMessage, CompactionSettings, SessionEntry
+
+__all__ = ["estimate_messages", "message_of", "prepare_compaction"]
 
 _CONTEXT_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
-@dataclass
-class CompactionPreparation:
-    """Everything a compaction (default or a plugin's) needs; ``session_before_compact`` gets it.
-
-    :ivar first_kept_entry_id: the first entry kept verbatim
-    :ivar messages_to_summarize: messages from the previous kept boundary up to the cut (or up to
-        the split user-message span)
-    :ivar turn_prefix_messages: the early part of a split user-message span
-    :ivar is_split_turn: whether the cut lies inside a user-message span
-    :ivar tokens_before: the context size now (projection, edits applied)
-    :ivar previous_summary: the summary of the previous compaction, if any
-    :ivar file_ops: files read and changed, carried from the previous default compaction
-    :ivar settings: the effective compaction settings (per-model overrides applied)
-    :ivar retain_none: whether nothing the model sees is kept (recovery advancement)
-    :ivar labels: labels (user bookmarks) of the summarized entries, kept as pinned facts
-    """
-
-    first_kept_entry_id: str
-    messages_to_summarize: list[Any]
-    turn_prefix_messages: list[Any]
-    is_split_turn: bool
-    tokens_before: int
-    previous_summary: str | None
-    file_ops: FileOperations
-    settings: Any
-    retain_none: bool = False
-    labels: list[str] = field(default_factory=list)
-
-
-def message_of(entry: Mapping[str, Any]) -> Any:
+def message_of(entry: SessionEntry) -> AgentMessage | None:
     """The message an entry contributes to a summary (compactions contribute none: their
     summary is passed separately as the previous summary).
     """
-    kind = entry.get("type")
-    if kind == "message":
-        return entry.get("message")
-    if kind == "custom_message":
+    if entry["type"] == "message":
+        return entry["message"]
+    if entry["type"] == "custom_message":
         return create_custom_message(
-            entry.get("customType", ""),
-            entry.get("content", ""),
-            bool(entry.get("display", False)),
+            entry["customType"],
+            entry["content"],
+            entry["display"],
             entry.get("details"),
-            entry.get("timestamp", ""),
+            entry["timestamp"],
         )
-    if kind == "branch_summary":
-        return create_branch_summary_message(
-            entry.get("summary", ""), entry.get("fromId", ""), entry.get("timestamp", "")
-        )
+    if entry["type"] == "branch_summary":
+        return create_branch_summary_message(entry["summary"], entry["fromId"], entry["timestamp"])
     return None
 
 
-def _boundary_start(path: Sequence[Any], entries: Sequence[Any], previous: int) -> int:
+def _boundary_start(
+    path: Sequence[SessionEntry], entries: Sequence[SessionEntry], previous: int
+) -> int:
     """Where the summarized span starts: the previous compaction's kept entry (see module doc)."""
     if previous < 0:
         return 0
-    kept = entries[previous].get("firstKeptEntryId")
+    compaction = entries[previous]
+    kept = compaction["firstKeptEntryId"] if compaction["type"] == "compaction" else None
     position = {entries[i]["id"]: i for i in range(previous)}
     if kept in position:
         return position[kept]
@@ -115,16 +88,17 @@ def _boundary_start(path: Sequence[Any], entries: Sequence[Any], previous: int) 
     return previous + 1
 
 
-def _invisible_suffix(path: Sequence[Any], projection: SessionProjection) -> int | None:
+def _invisible_suffix(path: Sequence[SessionEntry], projection: SessionProjection) -> int | None:
     """Raw index where a context-invisible suffix holding an omitted assistant attempt starts."""
     index = len(path)
     attempt = False
     while index > 0:
         entry = path[index - 1]
         if entry["id"] in projection.omitted:
-            message = entry.get("message")
-            attempt = attempt or (isinstance(message, dict) and message.get("role") == "assistant")
-        elif entry.get("type") in _CONTEXT_TYPES or entry.get("type") == "compaction":
+            attempt = attempt or (
+                entry["type"] == "message" and entry["message"]["role"] == "assistant"
+            )
+        elif entry["type"] in _CONTEXT_TYPES or entry["type"] == "compaction":
             break
         index -= 1
     if not attempt:
@@ -135,7 +109,7 @@ def _invisible_suffix(path: Sequence[Any], projection: SessionProjection) -> int
     return index
 
 
-def _over_budget_input(entries: Sequence[Any], start: int, cut: CutPoint) -> bool:
+def _over_budget_input(entries: Sequence[SessionEntry], start: int, cut: CutPoint) -> bool:
     """Whether the cut cannot keep less than an input that is already over the budget."""
     if cut.budget_index < 0:
         return False
@@ -145,15 +119,17 @@ def _over_budget_input(entries: Sequence[Any], start: int, cut: CutPoint) -> boo
     return not later or later[0] == points[-1]
 
 
-def prepare_compaction(path: Sequence[Any], settings: Any) -> CompactionPreparation | None:
+def prepare_compaction(
+    path: Sequence[SessionEntry], settings: CompactionSettings
+) -> CompactionPreparation | None:
     """The preparation for compacting the branch ``path`` (root first), or None when there is
     nothing to compact (the branch ends with a compaction, or nothing can be kept or cut).
     """
-    if not path or path[-1].get("type") == "compaction":
+    if not path or path[-1]["type"] == "compaction":
         return None
     projection = project_path(path)
     entries = projection.entries
-    previous = max((i for i, e in enumerate(entries) if e.get("type") == "compaction"), default=-1)
+    previous = max((i for i, e in enumerate(entries) if e["type"] == "compaction"), default=-1)
     start = _boundary_start(path, entries, previous)
     end = len(entries)
     context = build_session_context(list(path), path[-1]["id"]).messages
@@ -172,7 +148,7 @@ def prepare_compaction(path: Sequence[Any], settings: Any) -> CompactionPreparat
     else:
         return None
     summarized = [m for m in map(message_of, entries[start:history_end]) if m is not None]
-    prefix: list[Any] = []
+    prefix: list[AgentMessage] = []
     summarized_end = history_end
     if split:
         summarized_end = cut.first_kept_entry_index
@@ -182,9 +158,10 @@ def prepare_compaction(path: Sequence[Any], settings: Any) -> CompactionPreparat
     ops = FileOperations()
     previous_summary = None
     if previous >= 0:
-        summary = entries[previous].get("summary")
-        previous_summary = summary if isinstance(summary, str) else None
-        carry_details(entries[previous], ops)
+        compaction = entries[previous]
+        if compaction["type"] == "compaction":
+            previous_summary = compaction["summary"]
+            carry_details(compaction, ops)
     extract_file_ops(summarized, ops)
     extract_file_ops(prefix, ops)
     return CompactionPreparation(
@@ -201,17 +178,17 @@ def prepare_compaction(path: Sequence[Any], settings: Any) -> CompactionPreparat
     )
 
 
-def _labels(path: Sequence[Any], summarized: Sequence[Any]) -> list[str]:
+def _labels(path: Sequence[SessionEntry], summarized: Sequence[SessionEntry]) -> list[str]:
     """Current labels of the summarized entries, oldest entry first."""
     ids = {entry["id"] for entry in summarized}
     labels: dict[str, str | None] = {}
     for entry in path:
-        if entry.get("type") == "label" and entry.get("targetId") in ids:
+        if entry["type"] == "label" and entry["targetId"] in ids:
             labels[entry["targetId"]] = entry.get("label") or None
     order = [entry["id"] for entry in summarized if labels.get(entry["id"])]
     return [str(labels[i]) for i in order]
 
 
-def estimate_messages(messages: Sequence[Mapping[str, Any]]) -> int:
+def estimate_messages(messages: Sequence[AgentMessage]) -> int:
     """The sum of the per-message estimates (``estimatedTokensAfter``)."""
     return sum(estimate_tokens(message) for message in messages)

@@ -16,25 +16,40 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
-from knightcode import convert_to_llm, serialize_conversation
-from knightcode._llm.summary import (
+from knightcode import (
     MIN_SUMMARY_TOKENS,
     SUMMARIZATION_SYSTEM_PROMPT,
     UPDATE_PROMPT,
     SummarizationAborted,
     SummarizationError,
-    SummaryResult,
+    backoff_delay_ms,
     build_summary_prompt,
+    convert_to_llm,
     estimate_request_tokens,
+    estimate_text_tokens,
     output_budget,
     request_summary,
+    serialize_conversation,
 )
-from knightcode._session.tokens import estimate_text_tokens
+
+if TYPE_CHECKING:
+    from knightcode import (
+        AbortSignal,
+        AgentMessage,
+        CompactionReason,
+        LlmMessage,
+        Model,
+        ModelRegistry,
+        RetrySettings,
+        SessionEvent,
+        SummaryResult,
+        ThinkingLevel,
+        Usage,
+    )
 
 __all__ = ["Summarizer", "add_usage", "cap_text", "summary_cap_tokens"]
 
@@ -57,23 +72,32 @@ def cap_text(text: str, cap_tokens: int) -> str:
     return cut.rstrip() + f"\n\n[Summary shortened to about {cap_tokens} tokens.]"
 
 
-def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
+def add_usage(total: Usage | None, usage: Usage) -> Usage:
     """The sum of two usages (token counts and costs)."""
+    zero = {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}
     if total is None:
-        return {**usage, "cost": dict(usage.get("cost") or {})}
-    for key in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"):
-        total[key] = total.get(key, 0) + usage.get(key, 0)
-    cost = total.setdefault("cost", {})
-    for key, value in (usage.get("cost") or {}).items():
-        cost[key] = cost.get(key, 0) + value
+        return {**usage, "cost": {**zero, **usage.get("cost", {})}}  # type: ignore[typeddict-item]
+    total["input"] += usage["input"]
+    total["output"] += usage["output"]
+    total["cacheRead"] += usage["cacheRead"]
+    total["cacheWrite"] += usage["cacheWrite"]
+    total["totalTokens"] += usage["totalTokens"]
+    cost = total.setdefault("cost", {**zero})  # type: ignore[typeddict-item]
+    added = usage.get("cost")
+    if added is not None:
+        cost["input"] += added["input"]
+        cost["output"] += added["output"]
+        cost["cacheRead"] += added["cacheRead"]
+        cost["cacheWrite"] += added["cacheWrite"]
+        cost["total"] += added["total"]
     return total
 
 
-def _units(messages: Sequence[Any]) -> list[str]:
+def _units(messages: Sequence[AgentMessage]) -> list[str]:
     """The serialized conversation cut between messages, each tool result with its call."""
-    groups: list[list[Any]] = []
+    groups: list[list[LlmMessage]] = []
     for message in convert_to_llm(list(messages)):
-        if message.get("role") == "toolResult" and groups:
+        if message["role"] == "toolResult" and groups:
             groups[-1].append(message)
         else:
             groups.append([message])
@@ -130,15 +154,15 @@ class Summarizer:
     :ivar usage: the summed usage of the successful requests so far
     """
 
-    model: Any
-    models: Any
-    signal: asyncio.Event
-    publish: Callable[[dict[str, Any]], None]
-    source: str
-    reason: str | None
-    retry: Any
-    thinking_level: str | None
-    usage: dict[str, Any] | None = None
+    model: Model
+    models: ModelRegistry
+    signal: AbortSignal
+    publish: Callable[[SessionEvent], None]
+    source: Literal["compaction", "branchSummary"]
+    reason: CompactionReason | None
+    retry: RetrySettings
+    thinking_level: ThinkingLevel | None
+    usage: Usage | None = None
 
     @property
     def cap_tokens(self) -> int:
@@ -147,7 +171,7 @@ class Summarizer:
 
     async def summarize(
         self,
-        messages: Sequence[Any],
+        messages: Sequence[AgentMessage],
         *,
         previous_summary: str | None = None,
         custom_instructions: str | None = None,
@@ -241,38 +265,37 @@ class Summarizer:
                 continue
             if attempt:
                 self.publish({"type": "summarization_retry_finished"})
-            self.usage = add_usage(self.usage, dict(result.usage))
+            self.usage = add_usage(self.usage, result.usage)
             return result
 
     def _may_retry(self, error: SummarizationError, attempt: int) -> bool:
-        retry = self.retry
-        enabled = retry is not None and getattr(retry, "enabled", False)
-        return bool(enabled and error.retryable and attempt < int(retry.max_retries))
+        return self.retry.enabled and error.retryable and attempt < self.retry.max_retries
 
     async def _wait_before(self, attempt: int, error: SummarizationError) -> None:
-        delay = int(self.retry.base_delay_ms) * 2 ** (attempt - 1)
-        if getattr(self.retry, "max_delay_ms", 0):
-            delay = min(delay, int(self.retry.max_delay_ms))
-        response: Any = error.response or {}
+        """Announce the retry, wait the agent's backoff for it, announce its start."""
+        retry = self.retry
+        delay = backoff_delay_ms(attempt, retry.base_delay_ms, retry.max_delay_ms or 2**53, None)
+        response = error.response
+        message = (response.get("errorMessage") if response is not None else None) or str(error)
         self.publish(
             {
                 "type": "summarization_retry_scheduled",
                 "attempt": attempt,
-                "maxAttempts": int(self.retry.max_retries),
+                "maxAttempts": retry.max_retries,
                 "delayMs": delay,
-                "errorMessage": response.get("errorMessage") or str(error),
+                "errorMessage": message,
             }
         )
-        try:
-            await asyncio.wait_for(self.signal.wait(), delay / 1000)
-        except TimeoutError:
-            started: dict[str, Any] = {
-                "type": "summarization_retry_attempt_start",
-                "source": self.source,
-            }
-            if self.reason is not None:
-                started["reason"] = self.reason
-            self.publish(started)
-            return
-        self.publish({"type": "summarization_retry_finished"})
-        raise SummarizationAborted("Summarization aborted")
+        if not await self.signal.sleep(delay / 1000):
+            self.publish({"type": "summarization_retry_finished"})
+            raise SummarizationAborted("Summarization aborted")
+        if self.reason is not None:
+            self.publish(
+                {
+                    "type": "summarization_retry_attempt_start",
+                    "source": self.source,
+                    "reason": self.reason,
+                }
+            )
+        else:
+            self.publish({"type": "summarization_retry_attempt_start", "source": self.source})

@@ -16,15 +16,33 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
-from knightcode import KnightcodeError
-from knightcode._session import estimate_context_tokens, estimate_tokens
+from knightcode import (
+    KnightcodeError,
+    estimate_context_tokens,
+    estimate_tokens,
+    is_context_overflow,
+)
 
 from .compactor import Outcome, run_compaction
 from .state import BREAKER_LIMIT, AgentState, effective_settings, state_of
 
+if TYPE_CHECKING:
+    from knightcode import (
+        AgentHandle,
+        AssistantMessage,
+        CompactionSettings,
+        CompactionVerdict,
+        HookContext,
+        Model,
+        NotifyLevel,
+        SessionView,
+    )
+
 __all__ = ["check", "context_tokens", "recover", "should_compact"]
+
+Trigger = Literal["before_prompt", "between_turns", "after_run", "overflow", "length", "manual"]
 
 _RECOVERY_EXHAUSTED = {
     "overflow": "Context overflow recovery failed after one compact-and-retry attempt. "
@@ -33,9 +51,9 @@ _RECOVERY_EXHAUSTED = {
 }
 
 
-def should_compact(context_tokens: int, context_window: int, settings: Any) -> bool:
+def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
     """``contextTokens > contextWindow - reserveTokens``, when automatic compaction is enabled."""
-    return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens
+    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
 
 
 def _epoch_ms(iso: str) -> int:
@@ -45,23 +63,23 @@ def _epoch_ms(iso: str) -> int:
         return 0
 
 
-def _latest_compaction_ms(session: Any) -> int | None:
+def _latest_compaction_ms(session: SessionView) -> int | None:
     for entry in reversed(session.get_branch()):
-        if entry.get("type") == "compaction":
-            return _epoch_ms(str(entry.get("timestamp", "")))
+        if entry["type"] == "compaction":
+            return _epoch_ms(entry["timestamp"])
     return None
 
 
-def _has_tool_calls(message: Any) -> bool:
-    return any(block.get("type") == "toolCall" for block in message.get("content") or [])
+def _has_tool_calls(message: AssistantMessage) -> bool:
+    return any(block["type"] == "toolCall" for block in message["content"])
 
 
-def context_tokens(agent: Any, message: Any) -> int | None:
+def context_tokens(agent: AgentHandle, message: AssistantMessage) -> int | None:
     """The context size that decides a threshold compaction, or None when ``message`` must not
     trigger one (stale, or an error without a usable usage).
     """
     compacted_at = _latest_compaction_ms(agent.session)
-    if compacted_at is not None and int(message.get("timestamp") or 0) <= compacted_at:
+    if compacted_at is not None and message["timestamp"] <= compacted_at:
         return None
     messages = agent.session.build_context().messages
     estimate = estimate_context_tokens(messages)
@@ -69,18 +87,24 @@ def context_tokens(agent: Any, message: Any) -> int | None:
     stale = (
         index is not None
         and compacted_at is not None
-        and int(messages[index].get("timestamp") or 0) <= compacted_at
+        and messages[index]["timestamp"] <= compacted_at
     )
-    if message.get("stopReason") == "error" and (index is None or stale):
+    if message["stopReason"] == "error" and (index is None or stale):
         return None
     if stale:  # the usage counted the pre-compaction context: estimate every message instead
         return sum(estimate_tokens(m) for m in messages)
     return estimate.tokens
 
 
-async def check(trigger: str, message: Any, will_retry: bool, custom: str | None, ctx: Any) -> Any:
+async def check(
+    trigger: Trigger,
+    message: AssistantMessage | None,
+    will_retry: bool,
+    custom: str | None,
+    ctx: HookContext,
+) -> CompactionVerdict | None:
     """Answer one ``session_check_compaction`` call (see the module docstring)."""
-    agent = getattr(ctx, "agent", None) if ctx is not None else None
+    agent = ctx.agent
     if agent is None:
         return None
     state = state_of(agent)
@@ -106,7 +130,7 @@ async def check(trigger: str, message: Any, will_retry: bool, custom: str | None
             }
         )
         return None
-    if message.get("stopReason") == "aborted" and trigger != "before_prompt":
+    if message["stopReason"] == "aborted" and trigger != "before_prompt":
         return None
     try:
         settings = effective_settings(ctx, agent, agent.model)
@@ -123,23 +147,26 @@ async def check(trigger: str, message: Any, will_retry: bool, custom: str | None
     return outcome.verdict()
 
 
-def _failed_again(agent: Any, message: Any) -> bool:
+def _failed_again(agent: AgentHandle, message: AssistantMessage) -> bool:
     """Whether the run ended with a second overflow or early length stop after recovery."""
-    from knightcode._llm import is_context_overflow
-
-    if message.get("stopReason") == "error":
+    if message["stopReason"] == "error":
         return is_context_overflow(message)
     # (A silent overflow is left to the threshold check: its answer is fine.)
     return (
-        message.get("stopReason") == "length"
+        message["stopReason"] == "length"
         and not _has_tool_calls(message)
         and _early_length(message, agent.model)
     )
 
 
 async def recover(
-    agent: Any, ctx: Any, trigger: str, message: Any, will_retry: bool, state: AgentState
-) -> Any:
+    agent: AgentHandle,
+    ctx: HookContext,
+    trigger: Literal["overflow", "length"],
+    message: AssistantMessage | None,
+    will_retry: bool,
+    state: AgentState,
+) -> CompactionVerdict | None:
     """Overflow or early ``length`` stop: hide the failed attempt from the model with a
     ``context_edit`` omission, compact, and ask for one retry. A compaction that fails or is
     cancelled keeps the omission and asks for no retry.
@@ -147,24 +174,24 @@ async def recover(
     if not agent.auto_compaction_enabled or message is None:
         return None
     model = agent.model
-    if (message.get("provider"), message.get("model")) != (model.provider, model.id):
+    if (message["provider"], message["model"]) != (model.provider, model.id):
         return None  # an overflow of another model says nothing about this one's window
     if trigger == "length" and not _early_length(message, model):
         return None  # the answer used the model's whole output limit: compacting cannot help
     state.recovery_attempted, state.recovery_trigger = True, trigger
-    if message.get("stopReason") == "stop":
+    if message["stopReason"] == "stop":
         # A silent overflow (more input reported than the window holds): the answer itself is
         # fine, so it stays and is not asked again; the context is compacted for what follows.
         outcome = await run_compaction(agent, ctx, "overflow", allow_fallback=True)
         return outcome.verdict()
-    session = agent.session
-    failed = next((e for e in reversed(session.get_branch()) if e.get("message") is message), None)
-    if failed is None:
-        failed = next(
-            (e for e in reversed(session.get_branch()) if e.get("message") == message), None
-        )
+    branch = agent.session.get_branch()
+    failed = next(
+        (e for e in reversed(branch) if e["type"] == "message" and e["message"] is message), None
+    ) or next(
+        (e for e in reversed(branch) if e["type"] == "message" and e["message"] == message), None
+    )
     if failed is not None:
-        session.append_context_edit(
+        agent.append_context_edit(
             [{"op": "omit", "targetId": failed["id"]}], reason=f"{trigger}_recovery"
         )
     outcome = await run_compaction(
@@ -173,28 +200,30 @@ async def recover(
     if outcome.compacted:
         _count_yield(agent, ctx, state, outcome, effective_settings(ctx, agent, model))
         return outcome.verdict(retry=will_retry)
-    agent.messages[:] = session.build_context().messages  # the omission stays in effect
     return outcome.verdict()
 
 
-def _early_length(message: Any, model: Any) -> bool:
+def _early_length(message: AssistantMessage, model: Model) -> bool:
     """Whether a ``length`` stop came before the model's output limit (the context ran out)."""
-    output = int((message.get("usage") or {}).get("output") or 0)
-    return output < int(model.max_tokens)
+    return message["usage"]["output"] < model.max_tokens
 
 
-def _notify(ctx: Any, text: str, level: str) -> None:
-    ui = getattr(ctx, "ui", None)
-    if ui is not None:
-        ui.notify(text, level)
+def _notify(ctx: HookContext, text: str, level: NotifyLevel) -> None:
+    ctx.ui.notify(text, level)
 
 
-def _count_yield(agent: Any, ctx: Any, state: AgentState, outcome: Outcome, settings: Any) -> None:
+def _count_yield(
+    agent: AgentHandle,
+    ctx: HookContext,
+    state: AgentState,
+    outcome: Outcome,
+    settings: CompactionSettings,
+) -> None:
     """Track low-yield automatic compactions and open the breaker after too many."""
     if not outcome.compacted or outcome.result is None:
         return
-    before = int(outcome.result["tokensBefore"])
-    after = int(outcome.result["estimatedTokensAfter"])
+    before = outcome.result["tokensBefore"]
+    after = outcome.result["estimatedTokensAfter"]
     limit = agent.model.context_window - settings.reserve_tokens
     low = after > limit or before - after < before // 10
     state.low_yield_streak = state.low_yield_streak + 1 if low else 0

@@ -17,18 +17,19 @@ thin wrappers that import the real code, httpx and all, on first use.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knightcode import ProviderDefinition, hookimpl
 
 if TYPE_CHECKING:
-    from knightcode._llm import (
+    from knightcode import (
+        AssistantMessageEvent,
         Classification,
         ClassifyRequest,
         Context,
         DiscoveredModels,
+        HookContext,
         Model,
         ProviderAccess,
         StreamOptions,
@@ -38,9 +39,6 @@ __all__ = ["PROVIDER"]
 
 PROVIDER = "llama.cpp"
 
-# Background refreshes started at start-up; kept so they are not garbage-collected mid-flight.
-_pending: set[asyncio.Task[None]] = set()
-
 
 async def _discover(access: ProviderAccess) -> DiscoveredModels:
     from knightcode_builtins.llama_cpp.provider import discover
@@ -48,7 +46,9 @@ async def _discover(access: ProviderAccess) -> DiscoveredModels:
     return await discover(access)
 
 
-async def _stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[Any]:
+async def _stream(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
     from knightcode_builtins.llama_cpp.provider import stream
 
     async for event in stream(model, context, options):
@@ -63,13 +63,13 @@ async def _classify(
     return await classify(model, request, access)
 
 
-async def _login(ctx: Any) -> None:
+async def _login(ctx: HookContext) -> None:
     from knightcode_builtins.llama_cpp.connection import login
 
     await login(ctx)
 
 
-async def _llama(args: str, ctx: Any) -> None:
+async def _llama(args: str, ctx: HookContext) -> None:
     from knightcode_builtins.llama_cpp.command import llama_command
 
     await llama_command(args, ctx)
@@ -100,7 +100,7 @@ def register_commands(register: Callable[..., None]) -> None:
 
 
 @hookimpl
-async def session_start(ctx: Any) -> None:
+async def session_start(ctx: HookContext) -> None:
     """Bring the session's llama.cpp model (if it is one) in step with the router; otherwise,
     when a person can pick models (``ctx.has_ui``), ask the router for its models in the
     background so the picker lists them without delaying start-up. A one-shot ``-p``/JSON run
@@ -108,21 +108,18 @@ async def session_start(ctx: Any) -> None:
     """
     from knightcode_builtins.llama_cpp.session_model import refresh_registry, sync_session_model
 
-    agent = ctx.extras.get("agent") if isinstance(ctx.extras, dict) else None
+    agent = ctx.agent
     if agent is not None and agent.model.provider == PROVIDER:
         await sync_session_model(ctx)
         return
-    if not getattr(ctx, "has_ui", False):
-        return
-    task = asyncio.ensure_future(refresh_registry(ctx))
-    _pending.add(task)
-    task.add_done_callback(_pending.discard)
+    if ctx.has_ui:
+        ctx.spawn(refresh_registry(ctx))  # owned by knightcode: cancelled when the session ends
 
 
 @hookimpl
-async def model_select(model: Any, ctx: Any) -> None:
+async def model_select(model: Model, ctx: HookContext) -> None:
     """A llama.cpp model was chosen: load it if the router autoloads, re-read its ``n_ctx``."""
-    if getattr(model, "provider", None) == PROVIDER:
+    if model.provider == PROVIDER:
         from knightcode_builtins.llama_cpp.session_model import sync_session_model
 
         await sync_session_model(ctx)

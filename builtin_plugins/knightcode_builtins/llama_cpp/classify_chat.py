@@ -20,16 +20,16 @@ import math
 import string
 from typing import Any
 
-from knightcode._llm import (
+from knightcode import (
     BoolQuestion,
     ChoiceQuestion,
     Classification,
     ClassificationError,
     ClassifyRequest,
     Model,
+    Question,
     answer_from_probabilities,
 )
-from knightcode._llm.classify import Question
 from knightcode_builtins.llama_cpp.errors import ContextTooSmall
 from knightcode_builtins.llama_cpp.router import RouterClient
 

@@ -14,7 +14,7 @@ so the command works wherever a UI answers dialogs: RPC mode now, the terminal U
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knightcode_builtins.llama_cpp.connection import connection_for
 from knightcode_builtins.llama_cpp.errors import RouterError, RouterUnreachable
@@ -28,6 +28,9 @@ from knightcode_builtins.llama_cpp.session_model import (
     sync_session_model,
 )
 
+if TYPE_CHECKING:
+    from knightcode import HookContext
+
 __all__ = ["DOWNLOAD", "KEEP_OTHERS", "RETRY", "UNLOAD_OTHERS", "llama_command"]
 
 DOWNLOAD = "Download model…"
@@ -37,7 +40,7 @@ UNLOAD_OTHERS = "Unload them first"
 KEEP_OTHERS = "Keep them loaded"
 
 
-async def llama_command(args: str, ctx: Any) -> None:
+async def llama_command(args: str, ctx: HookContext) -> None:
     """Show the router's models and act on the one the user picks (see the module docstring)."""
     while True:
         try:
@@ -52,7 +55,7 @@ async def llama_command(args: str, ctx: Any) -> None:
             return
 
 
-async def _one_round(ctx: Any) -> None:
+async def _one_round(ctx: HookContext) -> None:
     async with RouterClient(await connection_for(ctx)) as client:
         state = await client.state()
         title = _title(client, state)
@@ -76,7 +79,9 @@ def _title(client: RouterClient, state: RouterState) -> str:
     return f"llama.cpp router at {client.url} · {loaded} loaded · {autoload}"
 
 
-async def _act_on(ctx: Any, client: RouterClient, state: RouterState, model: RouterModel) -> None:
+async def _act_on(
+    ctx: HookContext, client: RouterClient, state: RouterState, model: RouterModel
+) -> None:
     ui = ctx.ui
     if model.selectable:
         await client.unload(model.id)
@@ -108,7 +113,7 @@ async def _act_on(ctx: Any, client: RouterClient, state: RouterState, model: Rou
 
 
 async def _handle_others(
-    ctx: Any, client: RouterClient, model: RouterModel, others: list[RouterModel]
+    ctx: HookContext, client: RouterClient, model: RouterModel, others: list[RouterModel]
 ) -> bool:
     """Ask whether to unload the other loaded models first; False when the user backed out."""
     names = ", ".join(other.id for other in others)

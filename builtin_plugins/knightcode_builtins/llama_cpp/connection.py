@@ -21,10 +21,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from knightcode._llm import AuthStorage
+from knightcode import AuthStorage
+
+if TYPE_CHECKING:
+    from knightcode import HookContext
 
 __all__ = [
     "AUTH_TYPE",
@@ -103,23 +106,18 @@ def save_login(agent_dir: Path, url: str, key: str | None) -> Connection:
     return connection
 
 
-async def connection_for(ctx: Any) -> Connection:
+async def connection_for(ctx: HookContext) -> Connection:
     """The connection a hook or command should use: through the session's model registry when
     there is one (so ``--api-key`` counts), else from ``auth.json`` and the environment.
     """
-    registry = _registry(ctx)
+    registry = ctx.model_registry
     if registry is not None and PROVIDER in registry.providers:
         access = await registry.access(PROVIDER)
         return resolve_connection(access.agent_dir, access.environ, access.api_key)
     return resolve_connection(ctx.agent_dir, os.environ)
 
 
-def _registry(ctx: Any) -> Any:
-    extras = getattr(ctx, "extras", None)
-    return extras.get("model_registry") if isinstance(extras, dict) else None
-
-
-async def login(ctx: Any) -> None:
+async def login(ctx: HookContext) -> None:
     """``/login llama.cpp``: ask for the URL and an optional key, check them, store them.
 
     The connection is checked before it is stored, so a typo is reported at once; an unreachable
@@ -148,6 +146,6 @@ async def login(ctx: Any) -> None:
             "info",
         )
     save_login(ctx.agent_dir, connection.base_url, connection.api_key)
-    registry = _registry(ctx)
+    registry = ctx.model_registry
     if registry is not None:
         await registry.refresh_models([PROVIDER])

@@ -8,7 +8,7 @@ The search, the file list and the gated check use the Hub's API from here; the d
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knightcode_builtins.llama_cpp.hub import (
     HubClient,
@@ -23,12 +23,15 @@ from knightcode_builtins.llama_cpp.progress import run_cancellable
 from knightcode_builtins.llama_cpp.router import RouterClient
 from knightcode_builtins.llama_cpp.session_model import progress_reporter, refresh_registry
 
+if TYPE_CHECKING:
+    from knightcode import HookContext
+
 __all__ = ["download_flow"]
 
 SEARCH_PROMPT = "Search Hugging Face for GGUF models, or enter owner/repository[:quant]"
 
 
-async def download_flow(ctx: Any, client: RouterClient) -> None:
+async def download_flow(ctx: HookContext, client: RouterClient) -> None:
     """Ask what to download, check it on the Hub, confirm gated access, then download."""
     ui = ctx.ui
     query = await ui.input("Download model", SEARCH_PROMPT)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from knightcode_builtins.llama_cpp.session_model import STATUS_KEY
+
+if TYPE_CHECKING:
+    from knightcode import HookContext
 
 __all__ = ["CANCEL", "run_cancellable"]
 
@@ -22,7 +25,7 @@ CANCEL = "Cancel"
 
 
 async def run_cancellable(
-    ctx: Any,
+    ctx: HookContext,
     operation: Coroutine[Any, Any, T],
     *,
     title: str,
@@ -37,7 +40,7 @@ async def run_cancellable(
     :raises: whatever ``operation`` raises
     """
     work = asyncio.ensure_future(operation)
-    if not getattr(ctx, "has_ui", False):
+    if not ctx.has_ui:
         try:
             return await work
         finally:

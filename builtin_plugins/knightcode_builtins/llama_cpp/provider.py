@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from knightcode._llm import (
+from knightcode import (
     AssistantMessageEvent,
     Classification,
     ClassificationError,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knightcode._llm import DiscoveredModels, Model
+from knightcode import DiscoveredModels, Model
 from knightcode_builtins.llama_cpp.connection import PROVIDER, Connection
 
 __all__ = [

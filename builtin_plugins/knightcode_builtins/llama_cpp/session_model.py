@@ -12,19 +12,23 @@ When a llama.cpp model becomes the session's model (at start-up, on ``/model`` o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knightcode_builtins.llama_cpp.connection import PROVIDER, connection_for
 from knightcode_builtins.llama_cpp.errors import ModelNotFound, RouterError
 from knightcode_builtins.llama_cpp.loading import load_model
 from knightcode_builtins.llama_cpp.router import RouterClient
 
+if TYPE_CHECKING:
+    from knightcode import HookContext
+    from knightcode_builtins.llama_cpp.loading import Progress
+
 __all__ = ["STATUS_KEY", "progress_reporter", "refresh_registry", "sync_session_model"]
 
 STATUS_KEY = "llama.cpp"
 
 
-def progress_reporter(ctx: Any, model_id: str, verb: str = "Loading") -> Any:
+def progress_reporter(ctx: HookContext, model_id: str, verb: str = "Loading") -> Progress:
     """An ``on_progress`` callback that shows ``Loading <id>… 40%`` in the status line."""
 
     def report(status: str, fraction: float | None) -> None:
@@ -34,20 +38,19 @@ def progress_reporter(ctx: Any, model_id: str, verb: str = "Loading") -> Any:
     return report
 
 
-async def refresh_registry(ctx: Any) -> None:
+async def refresh_registry(ctx: HookContext) -> None:
     """Re-read the router's models into the session's registry (no-op without one)."""
-    registry = ctx.extras.get("model_registry") if isinstance(ctx.extras, dict) else None
+    registry = ctx.model_registry
     if registry is not None and PROVIDER in registry.providers:
         await registry.refresh_models([PROVIDER])
 
 
-async def sync_session_model(ctx: Any, load: bool = True) -> None:
+async def sync_session_model(ctx: HookContext, load: bool = True) -> None:
     """Load the session's llama.cpp model if the router would autoload it anyway, then give
     the session the model with the router's context window. Failures are notified, not raised:
     the prompt that follows reports them again, in its own words.
     """
-    extras = ctx.extras if isinstance(getattr(ctx, "extras", None), dict) else {}
-    agent, registry = extras.get("agent"), extras.get("model_registry")
+    agent, registry = ctx.agent, ctx.model_registry
     if agent is None or registry is None or agent.model.provider != PROVIDER:
         return
     model_id = agent.model.id
@@ -66,7 +69,7 @@ async def sync_session_model(ctx: Any, load: bool = True) -> None:
         ctx.ui.notify(str(exc), "error")
         return
     await registry.refresh_models([PROVIDER])
-    fresh = registry.find(PROVIDER, model_id)
+    fresh = registry.find_known(PROVIDER, model_id)
     # set_model fires model_select again; the second pass finds nothing to change and stops.
     if fresh is not None and fresh != agent.model:
         await agent.set_model(fresh)

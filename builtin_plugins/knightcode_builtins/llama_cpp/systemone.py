@@ -12,17 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from knightcode._llm import (
+from knightcode import (
+    Answer,
     BoolQuestion,
     ChoiceQuestion,
     Classification,
     ClassificationError,
     ClassifyRequest,
     Model,
+    Question,
     ScoreQuestion,
     answer_from_probabilities,
 )
-from knightcode._llm.classify import Answer, Question
 from knightcode_builtins.llama_cpp.errors import RouterError
 from knightcode_builtins.llama_cpp.router import RouterClient
 

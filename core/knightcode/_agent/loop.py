@@ -16,15 +16,21 @@ an error or abort ends the run at once. The loop knows nothing of providers or s
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import TYPE_CHECKING
 
-from knightcode._agent.loop_types import EmitFn, LoopConfig, Message, TurnInfo
 from knightcode._agent.tool_calls import fail_truncated_calls, run_tool_calls
+
+if TYPE_CHECKING:
+    from knightcode._agent.loop_types import EmitFn, LoopConfig, TurnInfo
+    from knightcode._types.messages import AgentMessage, AssistantMessage, ToolCall
+
+__all__ = ["run_agent_loop", "run_agent_loop_continue", "stream_assistant", "tool_calls_of"]
 
 
 async def run_agent_loop(
-    prompts: list[Message], context: list[Message], config: LoopConfig, emit: EmitFn
-) -> list[Message]:
+    prompts: list[AgentMessage], context: list[AgentMessage], config: LoopConfig, emit: EmitFn
+) -> list[AgentMessage]:
     """Add ``prompts`` to ``context`` (in place) and run until the model stops.
 
     :returns: the messages this run produced, prompts included
@@ -41,8 +47,8 @@ async def run_agent_loop(
 
 
 async def run_agent_loop_continue(
-    context: list[Message], config: LoopConfig, emit: EmitFn
-) -> list[Message]:
+    context: list[AgentMessage], config: LoopConfig, emit: EmitFn
+) -> list[AgentMessage]:
     """Run from the current context without a new prompt (retries, queued messages).
 
     :raises ValueError: when there is nothing to answer (empty context, or it ends with an
@@ -50,18 +56,25 @@ async def run_agent_loop_continue(
     """
     if not context:
         raise ValueError("Cannot continue: no messages in context")
-    if context[-1].get("role") == "assistant":
+    if context[-1]["role"] == "assistant":
         raise ValueError("Cannot continue from message role: assistant")
-    new_messages: list[Message] = []
+    new_messages: list[AgentMessage] = []
     await emit({"type": "agent_start"})
     await emit({"type": "turn_start"})
     await _run(context, new_messages, config, emit)
     return new_messages
 
 
+def tool_calls_of(message: AssistantMessage) -> list[ToolCall]:
+    """The tool calls of an assistant message, in order."""
+    return [block for block in message["content"] if block["type"] == "toolCall"]
+
+
 async def _run(
-    context: list[Message], new_messages: list[Message], config: LoopConfig, emit: EmitFn
+    context: list[AgentMessage], new_messages: list[AgentMessage], config: LoopConfig, emit: EmitFn
 ) -> None:
+    from knightcode._agent.loop_types import TurnInfo
+
     last_turn: TurnInfo | None = None
     pending = config.get_steering() if config.get_steering else []
     while True:
@@ -75,39 +88,37 @@ async def _run(
                 if not pending and config.get_steering:
                     pending = config.get_steering()
                 await emit({"type": "turn_start"})
-            for message in pending:
-                await emit({"type": "message_start", "message": message})
-                await emit({"type": "message_end", "message": message})
-                context.append(message)
-                new_messages.append(message)
+            for queued in pending:
+                await emit({"type": "message_start", "message": queued})
+                await emit({"type": "message_end", "message": queued})
+                context.append(queued)
+                new_messages.append(queued)
             pending = []
 
             message = await stream_assistant(context, config, emit)
             new_messages.append(message)
-            if message.get("stopReason") in ("error", "aborted"):
+            if message["stopReason"] in ("error", "aborted"):
                 await emit({"type": "turn_end", "message": message, "toolResults": []})
                 await emit({"type": "agent_end", "messages": new_messages})
                 return
 
-            calls = [
-                block for block in message.get("content", []) if block.get("type") == "toolCall"
-            ]
-            results: list[Message] = []
+            calls = tool_calls_of(message)
+            results = []
             more_tool_calls = False
             if calls:
-                if message.get("stopReason") == "length":
+                if message["stopReason"] == "length":
                     results = await fail_truncated_calls(calls, emit)
                 else:
                     results = await run_tool_calls(calls, config, emit)
-                more_tool_calls = not config.signal.is_set()
+                more_tool_calls = not config.signal.aborted
                 context.extend(results)
                 new_messages.extend(results)
             await emit({"type": "turn_end", "message": message, "toolResults": results})
             last_turn = TurnInfo(message, results, context, new_messages)
-            if config.signal.is_set():
+            if config.signal.aborted:
                 break
             pending = config.get_steering() if config.get_steering else []
-        if config.signal.is_set():
+        if config.signal.aborted:
             break
         follow_up = config.get_follow_up() if config.get_follow_up else []
         if not follow_up:
@@ -116,7 +127,9 @@ async def _run(
     await emit({"type": "agent_end", "messages": new_messages})
 
 
-async def stream_assistant(context: list[Message], config: LoopConfig, emit: EmitFn) -> Message:
+async def stream_assistant(
+    context: list[AgentMessage], config: LoopConfig, emit: EmitFn
+) -> AssistantMessage:
     """One provider request; emits message_start, message_update per stream event, message_end.
 
     The partial assistant message is in ``context`` while it streams (so a concurrent reader of
@@ -125,16 +138,18 @@ async def stream_assistant(context: list[Message], config: LoopConfig, emit: Emi
     messages = context
     if config.transform_context is not None:
         messages = await config.transform_context(list(context))
-    partial: Message | None = None
-    final: Message | None = None
+    partial: AssistantMessage | None = None
+    final: AssistantMessage | None = None
     async for event in config.stream(messages, config.tools):
-        kind = event["type"]
-        if kind == "start":
+        if event["type"] == "start":
             partial = event["partial"]
             context.append(partial)
             await emit({"type": "message_start", "message": partial})
-        elif kind in ("done", "error"):
-            final = event["message"] if kind == "done" else event["error"]
+        elif event["type"] == "done":
+            final = event["message"]
+            break
+        elif event["type"] == "error":
+            final = event["error"]
             break
         elif partial is not None:
             await emit(
@@ -155,9 +170,7 @@ async def stream_assistant(context: list[Message], config: LoopConfig, emit: Emi
     return final
 
 
-def _empty_error(text: str) -> dict[str, Any]:
-    import time
-
+def _empty_error(text: str) -> AssistantMessage:
     return {
         "role": "assistant",
         "content": [],

@@ -8,18 +8,15 @@ delivery takes one message; in ``all`` mode it takes the whole queue.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+from knightcode._session.messages import content_text
+
+if TYPE_CHECKING:
+    from knightcode._types.messages import AgentMessage
 
 Mode = Literal["one-at-a-time", "all"]
 MODES: tuple[str, ...] = ("one-at-a-time", "all")
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The text of a queued user message, as ``queue_update`` lists it."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(block.get("text", "") for block in content or [] if block.get("type") == "text")
 
 
 class MessageQueues:
@@ -31,26 +28,24 @@ class MessageQueues:
         steering_mode: Mode = "one-at-a-time",
         follow_up_mode: Mode = "one-at-a-time",
     ) -> None:
-        self.steering: list[dict[str, Any]] = []
-        self.follow_up: list[dict[str, Any]] = []
+        self.steering: list[AgentMessage] = []
+        self.follow_up: list[AgentMessage] = []
         self.steering_mode: Mode = steering_mode
         self.follow_up_mode: Mode = follow_up_mode
         self._on_change = on_change
 
     def _changed(self) -> None:
-        self._on_change(
-            [message_text(m) for m in self.steering], [message_text(m) for m in self.follow_up]
-        )
+        self._on_change([_text(m) for m in self.steering], [_text(m) for m in self.follow_up])
 
-    def add_steering(self, message: dict[str, Any]) -> None:
+    def add_steering(self, message: AgentMessage) -> None:
         self.steering.append(message)
         self._changed()
 
-    def add_follow_up(self, message: dict[str, Any]) -> None:
+    def add_follow_up(self, message: AgentMessage) -> None:
         self.follow_up.append(message)
         self._changed()
 
-    def _take(self, queue: list[dict[str, Any]], mode: Mode) -> list[dict[str, Any]]:
+    def _take(self, queue: list[AgentMessage], mode: Mode) -> list[AgentMessage]:
         if not queue:
             return []
         taken = queue[:] if mode == "all" else queue[:1]
@@ -58,13 +53,13 @@ class MessageQueues:
         self._changed()
         return taken
 
-    def take_steering(self) -> list[dict[str, Any]]:
+    def take_steering(self) -> list[AgentMessage]:
         return self._take(self.steering, self.steering_mode)
 
-    def take_follow_up(self) -> list[dict[str, Any]]:
+    def take_follow_up(self) -> list[AgentMessage]:
         return self._take(self.follow_up, self.follow_up_mode)
 
-    def clear(self) -> list[dict[str, Any]]:
+    def clear(self) -> list[AgentMessage]:
         """Empty both queues (abort, ``dequeue``); returns what was queued, steering first."""
         taken = self.steering + self.follow_up
         if taken:
@@ -75,3 +70,9 @@ class MessageQueues:
     @property
     def pending(self) -> int:
         return len(self.steering) + len(self.follow_up)
+
+
+def _text(message: AgentMessage) -> str:
+    """How ``queue_update`` lists a queued message: its text."""
+    content = message.get("content")
+    return content_text(content if isinstance(content, (str, list)) else None)

@@ -1,15 +1,26 @@
-"""Deciding whether a failed assistant attempt is retried, and how long to wait first."""
+"""Retry settings, and how long to wait before a retry."""
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knightcode._types.messages import AgentMessage, AssistantMessage
+
+__all__ = ["RetrySettings", "last_assistant", "retry_delay_ms"]
 
 
 @dataclass(frozen=True)
 class RetrySettings:
-    """``retry.*`` settings: on/off, attempts, and the exponential backoff's base and cap."""
+    """``retry.*`` settings: on/off, attempts, and the exponential backoff's base and cap.
+
+    :param enabled: retry transient provider errors (rate limits, overload, dropped streams)
+    :param max_retries: attempts after the first
+    :param base_delay_ms: the first wait; each next one doubles
+    :param max_delay_ms: the longest wait (0: no cap)
+    """
 
     enabled: bool = True
     max_retries: int = 3
@@ -27,18 +38,9 @@ def retry_delay_ms(settings: RetrySettings, attempt: int, retry_after_ms: float 
     return backoff_delay_ms(attempt, settings.base_delay_ms, cap, retry_after_ms)
 
 
-async def sleep_unless_aborted(delay_ms: int, signal: asyncio.Event) -> bool:
-    """Wait ``delay_ms``; returns False at once when ``signal`` is set meanwhile."""
-    try:
-        await asyncio.wait_for(signal.wait(), delay_ms / 1000)
-    except TimeoutError:
-        return True
-    return False
-
-
-def last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The last assistant message of a run."""
+def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
+    """The last assistant message among ``messages``."""
     for message in reversed(messages):
-        if message.get("role") == "assistant":
-            return dict(message) if not isinstance(message, dict) else message
+        if message["role"] == "assistant":
+            return message
     return None

@@ -1,44 +1,58 @@
-"""``AgentSession``: the agent loop bound to a session file, settings, model and plugins.
+"""``AgentSession``: one conversation — its state, and everything a mode or plugin does with it.
 
-It owns the conversation state (the messages the model sees), persists every message as it
-completes, forwards events to plugin hooks and to subscribers (the JSON/RPC writers, the UI),
-and adds what a single loop run does not do: automatic retry of transient provider errors,
-queued steering and follow-up messages, overflow recovery through the compaction hook, and the
-``agent_settled`` record that says no automatic work remains.
+The state is owned here and changed only through the methods below: the session file, the
+messages the model sees, the model and thinking level, the queues, the switches. The work is done
+by collaborators: :mod:`.runner` runs a prompt (the turn loop, retries, overflow recovery),
+:mod:`.session_ops` replaces the session (new, resume, fork, clone), :mod:`.tree_navigation`
+moves in the tree, :mod:`.user_bash` runs ``!`` commands. It implements the plugin-facing
+:class:`~knightcode._plugins.handles.AgentHandle`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Literal
 
+from knightcode._abort import AbortSignal
 from knightcode._agent.hook_bridge import HookBridge
-from knightcode._agent.llm_context import to_provider_messages
-from knightcode._agent.loop import run_agent_loop, run_agent_loop_continue
-from knightcode._agent.loop_types import Event, LoopConfig, Message
 from knightcode._agent.queues import MessageQueues, Mode
-from knightcode._agent.retry import (
-    RetrySettings,
-    last_assistant,
-    retry_delay_ms,
-    sleep_unless_aborted,
-)
+from knightcode._agent.retry import RetrySettings, last_assistant
 from knightcode._errors import KnightcodeError
-from knightcode._plugins.definitions import ToolDefinition
 
 if TYPE_CHECKING:
+    from knightcode._agent.session_ops import ForkResult
+    from knightcode._agent.tree_navigation import TreeResult
     from knightcode._llm.registry import ModelRegistry
     from knightcode._llm.types import Model
-    from knightcode._plugins.context import ExtensionContext
-    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.context import HookContext
+    from knightcode._plugins.definitions import ToolDefinition
+    from knightcode._plugins.hooks import Hooks
+    from knightcode._plugins.results import CompactionVerdict
+    from knightcode._session.context import SessionContext
     from knightcode._session.manager import SessionManager
+    from knightcode._tools.backend import ExecutionBackend
+    from knightcode._tools.context import ToolContext
+    from knightcode._types.entries import CompactionEntry, ContextEdit
+    from knightcode._types.events import AgentEvent, SessionEvent
+    from knightcode._types.messages import (
+        AgentMessage,
+        AssistantMessage,
+        ImageContent,
+        ThinkingLevel,
+        Usage,
+        UserMessage,
+    )
 
-Listener = Callable[[Event], None]
+__all__ = ["AgentBusyError", "AgentSession", "AgentSessionOptions", "CompactionUnavailableError"]
+
+Listener = Callable[["SessionEvent"], None]
+CompactionTrigger = Literal[
+    "before_prompt", "between_turns", "after_run", "overflow", "length", "manual"
+]
 
 
 class CompactionUnavailableError(KnightcodeError):
@@ -62,13 +76,20 @@ class AgentSessionOptions:
     :param model: the model to talk to
     :param tools: the active tools by name
     :param system_prompt: the assembled system prompt
-    :param host: the plugin host (None: no plugins)
-    :param tool_context: builds the ``ctx`` passed to a tool for one call
+    :param backend: what tools read, write and run through
+    :param hooks: fires plugin hooks (None: no plugins)
+    :param hook_context: the plugins' ``ctx``, handed to plugin tools
+    :param context: the session's context, when the caller built it already (start-up builds
+        it once)
     :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
     :param retry: retry settings
     :param steering_mode: ``one-at-a-time`` or ``all``
     :param follow_up_mode: ``one-at-a-time`` or ``all``
     :param tool_timeout_ms: default per-call tool timeout
+    :param idle_timeout_ms: longest silence of a provider stream
+    :param auto_compaction: whether automatic compaction starts on
+    :param shell_path: settings ``shellPath``
+    :param shell_command_prefix: settings ``shellCommandPrefix``
     """
 
     cwd: Path
@@ -78,15 +99,19 @@ class AgentSessionOptions:
     model: Model
     tools: dict[str, ToolDefinition]
     system_prompt: str
-    host: PluginHost | None = None
-    tool_context: Callable[[str, asyncio.Event], Any] | None = None
-    thinking_level: str = "off"
+    backend: ExecutionBackend
+    hooks: Hooks | None = None
+    hook_context: HookContext | None = None
+    context: SessionContext | None = None
+    thinking_level: ThinkingLevel = "off"
     retry: RetrySettings = field(default_factory=RetrySettings)
     steering_mode: Mode = "one-at-a-time"
     follow_up_mode: Mode = "one-at-a-time"
     tool_timeout_ms: int | None = None
     idle_timeout_ms: int = 300000
     auto_compaction: bool = True
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
 
 
 class AgentSession:
@@ -94,36 +119,83 @@ class AgentSession:
 
     def __init__(self, options: AgentSessionOptions) -> None:
         self.options = options
-        self.cwd = options.cwd
-        self.session = options.session
-        self.models = options.models
-        self.model = options.model
-        self.thinking_level = options.thinking_level
-        self.tools = options.tools
-        self.system_prompt = options.system_prompt
-        self.host = options.host
-        self.retry = options.retry
-        self.messages: list[Message] = list(self.session.build_context().messages)  # type: ignore[arg-type]
+        self._session = options.session
+        self._model = options.model
+        self._thinking_level: ThinkingLevel = options.thinking_level
+        self._tools = options.tools
+        self._system_prompt = options.system_prompt
+        self._retry = options.retry
+        self._auto_compaction = options.auto_compaction
+        context = options.context or self._session.build_context()
+        self._messages: list[AgentMessage] = list(context.messages)
         self.queues = MessageQueues(
             self._queue_changed, options.steering_mode, options.follow_up_mode
         )
         self._listeners: list[Listener] = []
-        self._hooks = HookBridge(self.host)
-        self._signal = asyncio.Event()
-        self._running: asyncio.Task[None] | None = None
+        self._bridge = HookBridge(options.hooks)
+        self._signal = AbortSignal()
         self._idle = asyncio.Event()
         self._idle.set()
-        self._retry_attempt = 0
-        self._retry_after_ms: float | None = None
         self._aborted = False
-        self._overflow_attempted = False
         self._compacting = 0
-        self.auto_compaction_enabled = options.auto_compaction
-        """Whether automatic compaction is on (settings ``compaction.enabled``, RPC
-        ``set_auto_compaction``); the compaction plugin reads it. Manual compaction always works."""
-        self._record_model_and_thinking()
+        self.record_model_and_thinking(context)
 
-    # --- state ----------------------------------------------------------------------------
+    # --- state (AgentHandle) ----------------------------------------------------------------
+
+    @property
+    def cwd(self) -> Path:
+        """The project directory."""
+        return self.options.cwd
+
+    @property
+    def model(self) -> Model:
+        """The model the next request goes to."""
+        return self._model
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        """The reasoning effort of the next request."""
+        return self._thinking_level
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        """What the model sees now. The list is the session's own: read it, do not change it."""
+        return self._messages
+
+    @property
+    def session(self) -> SessionManager:
+        """The current session file."""
+        return self._session
+
+    @property
+    def model_registry(self) -> ModelRegistry:
+        """Providers, models and keys."""
+        return self.options.models
+
+    @property
+    def hooks(self) -> Hooks | None:
+        """Fires plugin hooks (None without plugins)."""
+        return self.options.hooks
+
+    @property
+    def tools(self) -> dict[str, ToolDefinition]:
+        """The active tools by name."""
+        return self._tools
+
+    @property
+    def system_prompt(self) -> str:
+        """The assembled system prompt (``before_agent_start`` may change it per run)."""
+        return self._system_prompt
+
+    @property
+    def retry(self) -> RetrySettings:
+        """The retry settings in effect."""
+        return self._retry
+
+    @property
+    def signal(self) -> AbortSignal:
+        """The abort signal of the current run (set by :meth:`abort`)."""
+        return self._signal
 
     @property
     def is_streaming(self) -> bool:
@@ -131,71 +203,213 @@ class AgentSession:
         return not self._idle.is_set()
 
     @property
-    def ctx(self) -> ExtensionContext | None:
-        return self.host.context if self.host is not None else None
+    def is_compacting(self) -> bool:
+        """Whether the compaction hook is running right now."""
+        return self._compacting > 0
 
-    def _record_model_and_thinking(self) -> None:
-        """Write ``model_change``/``thinking_level_change`` entries when the session's recorded
-        state differs from what this run uses (a new session records both).
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        """Whether automatic compaction is on (settings ``compaction.enabled``, RPC
+        ``set_auto_compaction``); the compaction plugin reads it. Manual compaction always
+        works.
         """
-        context = self.session.build_context()
-        if not self.session.get_entries():
-            # A new session starts by recording both, as the reference tool's files do.
-            self.session.append_model_change(self.model.provider, self.model.id)
-            self.session.append_thinking_level_change(self.thinking_level)
-            return
+        return self._auto_compaction
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        """Switch automatic compaction on or off."""
+        self._auto_compaction = enabled
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        """Switch automatic retries on or off."""
+        self._retry = replace(self._retry, enabled=enabled)
+
+    def set_steering_mode(self, mode: Mode) -> None:
+        """How many steering messages one delivery takes."""
+        self.queues.steering_mode = mode
+
+    def set_follow_up_mode(self, mode: Mode) -> None:
+        """How many follow-up messages one delivery takes."""
+        self.queues.follow_up_mode = mode
+
+    def record_model_and_thinking(self, context: SessionContext | None = None) -> None:
+        """Write ``model_change``/``thinking_level_change`` entries when the session's recorded
+        state differs from what this session uses (a new session records both, as the reference
+        tool's files do).
+        """
+        session = self._session
+        fresh = not session.get_entries()
+        context = context or session.build_context()
         recorded = context.model
         if recorded is None or (recorded.provider, recorded.model_id) != (
-            self.model.provider,
-            self.model.id,
+            self._model.provider,
+            self._model.id,
         ):
-            self.session.append_model_change(self.model.provider, self.model.id)
-        if context.thinking_level != self.thinking_level:
-            self.session.append_thinking_level_change(self.thinking_level)
+            session.append_model_change(self._model.provider, self._model.id)
+        if fresh or context.thinking_level != self._thinking_level:
+            session.append_thinking_level_change(self._thinking_level)
 
-    # --- events ---------------------------------------------------------------------------
+    # --- events -----------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every session event; returns a function that unsubscribes."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def publish(self, event: Event) -> None:
-        """Send a session-level event (retry, queue, settle …) to the subscribers."""
+    def publish(self, event: SessionEvent) -> None:
+        """Send a session-level event (retry, queue, compaction, settle …) to the subscribers."""
         for listener in self._listeners:
             listener(event)
 
-    async def _emit(self, event: Event) -> None:
-        kind = event["type"]
-        if kind == "message_end":
-            self.session.append_message(event["message"])
-        elif kind == "agent_end":
-            event["willRetry"] = self._will_retry(event["messages"])
-        elif kind == "turn_end":
-            self.session.sync()
-        await self._hooks.forward(event)
+    async def emit(self, event: AgentEvent) -> None:
+        """Record an event of the turn loop (a finished message goes to the session file), fire
+        its plugin hook, then tell the subscribers.
+        """
+        if event["type"] == "message_end":
+            self._session.append_message(event["message"])
+        elif event["type"] == "turn_end":
+            self._session.sync()
+        await self._bridge.forward(event)
         for listener in self._listeners:
             listener(event)
 
     def _queue_changed(self, steering: list[str], follow_up: list[str]) -> None:
         self.publish({"type": "queue_update", "steering": steering, "followUp": follow_up})
 
-    # --- prompting ------------------------------------------------------------------------
+    # --- messages and the session file ------------------------------------------------------
 
-    def user_message(self, text: str, images: list[dict[str, Any]] | None = None) -> Message:
-        """A user message with optional image blocks (``{"type":"image","data","mimeType"}``)."""
-        content: str | list[dict[str, Any]] = text
+    def rebuild_messages(self) -> None:
+        """What the model sees, rebuilt from the session file (after a compaction, an edit or a
+        move in the tree). In place: a running loop holds this very list.
+        """
+        self._messages[:] = self._session.build_context().messages
+
+    def drop_message(self, message: AgentMessage) -> None:
+        """Stop sending ``message`` (a failed attempt; it stays in the session file)."""
+        for index in range(len(self._messages) - 1, -1, -1):
+            if self._messages[index] is message or self._messages[index] == message:
+                del self._messages[index]
+                return
+
+    def add_message(self, message: AgentMessage) -> None:
+        """Add a message outside a run (a user's ``!command``): to the file and the context."""
+        self._messages.append(message)
+        self._session.append_message(message)
+
+    def replace_session(self, session: SessionManager, *, restore_messages: bool = True) -> None:
+        """Continue in ``session`` (new, resumed or forked): the old file is closed unless it is
+        the same manager, queued messages are dropped.
+        """
+        if session is not self._session:
+            self._session.close()
+            self._session = session
+        if restore_messages:
+            self.rebuild_messages()
+        self.queues.clear()
+
+    def append_entry(self, custom_type: str, data: object = None) -> str:
+        """Store plugin state as a ``custom`` entry (never sent to the model); publishes
+        ``entry_appended``. Returns the entry id.
+        """
+        entry_id = self._session.append_custom(custom_type, data)
+        entry = self._session.get_entry(entry_id)
+        assert entry is not None
+        self.publish({"type": "entry_appended", "entry": entry})
+        return entry_id
+
+    def set_session_name(self, name: str | None) -> None:
+        """Name the session (a ``session_info`` entry); publishes ``session_info_changed``,
+        without ``name`` when it was cleared.
+        """
+        cleaned = (name or "").strip()
+        self._session.append_session_info(cleaned)
+        if cleaned:
+            self.publish({"type": "session_info_changed", "name": cleaned})
+        else:
+            self.publish({"type": "session_info_changed"})
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str | None,
+        tokens_before: int,
+        *,
+        details: object = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
+    ) -> CompactionEntry:
+        """Write a ``compaction`` entry and rebuild the messages from it."""
+        entry_id = self._session.append_compaction(
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details=details,
+            from_hook=from_hook,
+            usage=usage,
+        )
+        entry = self._session.get_entry(entry_id)
+        assert entry is not None and entry["type"] == "compaction"
+        self.rebuild_messages()
+        return entry
+
+    def append_context_edit(self, edits: list[ContextEdit], reason: str | None = None) -> str:
+        """Write a ``context_edit`` entry and rebuild the messages with it applied."""
+        entry_id = self._session.append_context_edit(edits, reason=reason)
+        self.rebuild_messages()
+        return entry_id
+
+    # --- model and thinking level -------------------------------------------------------------
+
+    async def set_model(
+        self, model: Model, source: Literal["set", "cycle", "restore"] = "set"
+    ) -> None:
+        """Switch the model for the next request, recorded as a ``model_change`` entry (except
+        when restored from the session, which recorded it).
+        """
+        previous = self._model
+        self._model = model
+        if source != "restore" and (previous.provider, previous.id) != (model.provider, model.id):
+            self._session.append_model_change(model.provider, model.id)
+        if self.hooks is not None:
+            await self.hooks.model_select(model=model, previous_model=previous, source=source)
+
+    async def set_thinking_level(self, level: ThinkingLevel) -> None:
+        """Change the reasoning effort, recorded as a ``thinking_level_change`` entry."""
+        previous = self._thinking_level
+        if level == previous:
+            return
+        self._thinking_level = level
+        self._session.append_thinking_level_change(level)
+        self.publish({"type": "thinking_level_changed", "level": level})
+        if self.hooks is not None:
+            await self.hooks.thinking_level_select(level=level, previous_level=previous)
+
+    async def restore_recorded(self, model: Model | None, thinking_level: ThinkingLevel) -> None:
+        """Adopt the model and thinking level a resumed session recorded (the model only when
+        it is still known); nothing is written, ``model_select`` fires with ``"restore"``.
+        """
+        if model is not None and model != self._model:
+            await self.set_model(model, source="restore")
+        self._thinking_level = thinking_level
+
+    # --- prompting ----------------------------------------------------------------------------
+
+    def user_message(self, text: str, images: list[ImageContent] | None = None) -> UserMessage:
+        """A user message with optional image blocks."""
         if images:
-            content = [{"type": "text", "text": text}, *images]
-        return {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
+            return {
+                "role": "user",
+                "content": [{"type": "text", "text": text}, *images],
+                "timestamp": int(time.time() * 1000),
+            }
+        return {"role": "user", "content": text, "timestamp": int(time.time() * 1000)}
 
     async def prompt(
         self,
         text: str,
-        images: list[dict[str, Any]] | None = None,
+        images: list[ImageContent] | None = None,
         *,
-        source: str = "rpc",
-        streaming_behavior: str | None = None,
+        source: Literal["interactive", "rpc", "extension"] = "rpc",
+        streaming_behavior: Literal["steer", "followUp"] | None = None,
         on_accepted: Callable[[], None] | None = None,
     ) -> None:
         """Send a user prompt and run until the agent settles.
@@ -208,6 +422,8 @@ class AgentSession:
             the ``prompt`` command there, so the response precedes the run's records
         :raises AgentBusyError: a run is in progress and no ``streaming_behavior`` was given
         """
+        from knightcode._agent.runner import PromptRunner
+
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images)
@@ -215,69 +431,32 @@ class AgentSession:
                 self.follow_up(text, images)
             else:
                 raise AgentBusyError(
-                    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+                    "Agent is already processing. Specify streamingBehavior ('steer' or "
+                    "'followUp') to queue the message."
                 )
             if on_accepted is not None:
                 on_accepted()
             return
         # Claim the session before the first await, so a prompt arriving while the hooks below
         # run is queued or refused instead of starting a second run beside this one.
-        self._begin()
+        runner = PromptRunner(self, self._begin())
         if on_accepted is not None:
             on_accepted()
         try:
-            prepared = await self._prepare_prompt(text, images or [], source)
+            prepared = await runner.prepare(text, images or [], source)
         except BaseException:
             self._end()
             raise
         if prepared is None:
             self._end()  # a plugin handled the input: nothing runs, nothing settles
             return
-        prompts, system_prompt = prepared
+        await self._settle_after(runner.run(*prepared))
 
-        async def run() -> None:
-            await self.check_compaction("before_prompt", last_assistant(self.messages))
-            await self._run(prompts, system_prompt)
-
-        await self._run_exclusive(run)
-
-    async def _prepare_prompt(
-        self, text: str, images: list[dict[str, Any]], source: str
-    ) -> tuple[list[Message], str] | None:
-        """Apply the ``input`` and ``before_agent_start`` hooks; None when the input was handled."""
-        if self.host is not None and self.host.has_handlers("input"):
-            verdict = await self.host.emit("input", text=text, images=images, source=source)
-            if verdict["action"] == "handled":
-                return None
-            text, images = verdict["text"], verdict["images"] or []
-        prompts: list[Message] = []
-        system_prompt = self.system_prompt
-        if self.host is not None and self.host.has_handlers("before_agent_start"):
-            started = await self.host.emit(
-                "before_agent_start", prompt=text, images=images, system_prompt=system_prompt
-            )
-            system_prompt = started["system_prompt"] or system_prompt
-            prompts.extend(self._custom_message(m) for m in started["messages"])
-        prompts.insert(0, self.user_message(text, images))
-        return prompts, system_prompt
-
-    def _custom_message(self, spec: Mapping[str, Any]) -> Message:
-        message: Message = {
-            "role": "custom",
-            "customType": str(spec.get("custom_type") or spec.get("customType") or "plugin"),
-            "content": spec.get("content", ""),
-            "display": bool(spec.get("display", True)),
-            "timestamp": int(time.time() * 1000),
-        }
-        if spec.get("details") is not None:
-            message["details"] = spec["details"]
-        return message
-
-    def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         """Queue a message delivered after the current tool batch."""
         self.queues.add_steering(self.user_message(text, images))
 
-    def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+    def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         """Queue a message delivered when the agent would otherwise stop."""
         self.queues.add_follow_up(self.user_message(text, images))
 
@@ -287,162 +466,106 @@ class AgentSession:
         """
         if self.is_streaming:
             self._aborted = True
-            self._signal.set()
+            self._signal.abort()
 
     async def wait_idle(self) -> None:
         """Wait until no run is in progress."""
         await self._idle.wait()
 
-    def _begin(self) -> None:
+    def _begin(self) -> AbortSignal:
         """Mark a run as in progress, with a fresh abort signal."""
         self._idle.clear()
-        self._signal = asyncio.Event()
+        self._signal = AbortSignal()
         self._aborted = False
-        self._retry_attempt = 0
-        self._overflow_attempted = False
+        return self._signal
 
     def _end(self) -> None:
         self._idle.set()
 
-    async def _run_exclusive(self, work: Callable[[], Any]) -> None:
-        """Run ``work`` as the session's run (already begun), then settle."""
-        if self._idle.is_set():
-            self._begin()
+    async def _settle_after(self, work: Awaitable[object]) -> None:
+        """Await ``work`` as the session's run (already begun), then settle."""
         try:
-            await work()
+            await work
         finally:
             aborted = self._aborted
-            if self.host is not None and self.host.has_handlers("agent_before_settle"):
-                await self.host.emit("agent_before_settle", aborted=aborted)
-            self.session.sync()
+            if self.hooks is not None:
+                await self.hooks.agent_before_settle(aborted=aborted)
+            self._session.sync()
             self._end()
             self.publish({"type": "agent_settled", "aborted": aborted})
 
-    # --- the run --------------------------------------------------------------------------
+    # --- compaction -----------------------------------------------------------------------------
 
-    def _loop_config(self, system_prompt: str) -> LoopConfig:
-        signal = self._signal
-        factory = self.options.tool_context
-        return LoopConfig(
-            stream=self._stream_function(system_prompt),
-            tools=self.tools,
-            signal=signal,
-            tool_context=(lambda call_id: factory(call_id, signal))
-            if factory
-            else (lambda call_id: self.ctx),
-            transform_context=self._transform_context if self._has("context") else None,
-            before_tool_call=self._before_tool_call if self._has("tool_call") else None,
-            after_tool_call=self._after_tool_call if self._has("tool_result") else None,
-            get_steering=self.queues.take_steering,
-            get_follow_up=self.queues.take_follow_up,
-            prepare_next_turn=self._between_turns
-            if self._has("session_check_compaction")
-            else None,
-            tool_timeout_ms=self.options.tool_timeout_ms,
-        )
-
-    def _has(self, hook: str) -> bool:
-        return self.host is not None and self.host.has_handlers(hook)
-
-    async def _run(self, prompts: list[Message], system_prompt: str) -> None:
-        produced = await run_agent_loop(
-            prompts, self.messages, self._loop_config(system_prompt), self._emit
-        )
-        while True:
-            failed = last_assistant(produced)
-            recovery = self._recovery_trigger(failed)
-            if failed is not None and recovery is not None:
-                self._overflow_attempted = True
-                verdict = await self.check_compaction(
-                    recovery, failed, will_retry=self._recovery_retries(failed)
-                )
-                if not (verdict and verdict.get("retry")) or self._signal.is_set():
-                    return
-                # Like a retried error, the failed attempt stays in the session file but is not
-                # sent again (nor can the run continue from an assistant message). A compaction
-                # rebuilt the messages from the session, so look for it by value too.
-                self._forget(failed)
-                produced = await run_agent_loop_continue(
-                    self.messages, self._loop_config(system_prompt), self._emit
-                )
-                continue
-            if (
-                failed is None
-                or not self._retryable(failed)
-                or self._retry_attempt >= self.retry.max_retries
-            ):
-                if self._retry_attempt and failed is not None:
-                    self._retry_finished(failed)
-                if not self._signal.is_set():
-                    await self.check_compaction("after_run", failed)
-                return
-            self._retry_attempt += 1
-            delay = retry_delay_ms(self.retry, self._retry_attempt, self._retry_after_ms)
-            self.publish(
-                {
-                    "type": "auto_retry_start",
-                    "attempt": self._retry_attempt,
-                    "maxAttempts": self.retry.max_retries,
-                    "delayMs": delay,
-                    "errorMessage": failed.get("errorMessage", ""),
-                }
-            )
-            # The failed attempt stays in the session file but is not sent again.
-            if self.messages and self.messages[-1] is failed:
-                self.messages.pop()
-            if not await sleep_unless_aborted(delay, self._signal):
-                self.publish(
-                    {
-                        "type": "auto_retry_end",
-                        "success": False,
-                        "attempt": self._retry_attempt,
-                        "finalError": "Retry cancelled",
-                    }
-                )
-                return
-            produced = await run_agent_loop_continue(
-                self.messages, self._loop_config(system_prompt), self._emit
-            )
-
-    def _forget(self, failed: Message) -> None:
-        """Drop the failed attempt (the last message equal to it) from the messages sent."""
-        for index in range(len(self.messages) - 1, -1, -1):
-            if self.messages[index] is failed or self.messages[index] == failed:
-                del self.messages[index]
-                return
-
-    def _recovery_trigger(self, message: Message | None) -> str | None:
-        """``"overflow"`` or ``"length"`` when this failed attempt qualifies for the one
-        compact-and-retry recovery of a prompt, else None.
-        """
-        from knightcode._llm.errors import is_context_overflow
-
-        if (
-            message is None
-            or self._overflow_attempted
-            or self._signal.is_set()
-            or not self._has("session_check_compaction")
-        ):
+    async def check_compaction(
+        self,
+        trigger: CompactionTrigger,
+        message: AssistantMessage | None,
+        will_retry: bool = False,
+        custom_instructions: str | None = None,
+    ) -> CompactionVerdict | None:
+        """Ask the compaction hook whether to compact at this point."""
+        hooks = self.hooks
+        if hooks is None or not hooks.has("session_check_compaction"):
             return None
-        if not self.auto_compaction_enabled:
-            return None  # recovery is automatic compaction: off with it (agent_end willRetry false)
-        stop = message.get("stopReason")
-        if is_context_overflow(cast(Any, message), self.model.context_window):
-            return "overflow"
-        has_calls = any(block.get("type") == "toolCall" for block in message.get("content", []))
-        output = int((message.get("usage") or {}).get("output") or 0)
-        # Only an *early* length stop is recovered: one that used the whole output limit would
-        # stop at the same place after a compaction.
-        if stop == "length" and not has_calls and output < self.model.max_tokens:
-            return "length"
-        return None
+        self._compacting += 1
+        try:
+            return await hooks.session_check_compaction(
+                trigger=trigger,
+                message=message,
+                will_retry=will_retry,
+                custom_instructions=custom_instructions,
+            )
+        finally:
+            self._compacting -= 1
 
-    @property
-    def signal(self) -> asyncio.Event:
-        """The abort event of the current run (set by :meth:`abort`); long work a plugin does
-        for the run — a summary request — should watch it.
+    async def compact(self, custom_instructions: str | None = None) -> CompactionVerdict:
+        """Compact now (``/compact``, RPC ``compact``): a running prompt is aborted first, and
+        the compaction counts as the session's run, so prompts arriving meanwhile are queued or
+        refused as during any run.
+
+        :raises CompactionUnavailableError: no plugin compacts
         """
-        return self._signal
+        from knightcode._plugins.results import CompactionVerdict
+
+        if self.hooks is None or not self.hooks.has("session_check_compaction"):
+            raise CompactionUnavailableError(
+                "compaction is disabled: the builtin:compaction plugin is not loaded "
+                "(see 'knightcode config list')"
+            )
+        if self.is_streaming:
+            self.abort()
+            await self.wait_idle()
+        self._begin()
+        verdict: CompactionVerdict | None = None
+
+        async def run() -> None:
+            nonlocal verdict
+            verdict = await self.check_compaction(
+                "manual", last_assistant(self._messages), custom_instructions=custom_instructions
+            )
+
+        await self._settle_after(run())
+        return verdict or CompactionVerdict(compacted=False)
+
+    # --- tools ----------------------------------------------------------------------------------
+
+    def tool_context(self, tool_call_id: str, signal: AbortSignal) -> ToolContext:
+        """The ``ctx`` of one tool call."""
+        from knightcode._tools.context import ToolContext
+
+        options = self.options
+        return ToolContext(
+            cwd=options.cwd,
+            backend=options.backend,
+            signal=signal,
+            shell_path=options.shell_path,
+            shell_command_prefix=options.shell_command_prefix,
+            agent_dir=options.agent_dir,
+            tool_call_id=tool_call_id,
+            context=options.hook_context,
+        )
+
+    # --- moving in and between sessions -------------------------------------------------------
 
     async def navigate_tree(
         self,
@@ -452,9 +575,9 @@ class AgentSession:
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]:
-        """Move to another point of the session tree (``/tree``, RPC), optionally leaving a
-        summary of the branch being left; see :func:`knightcode._agent.tree_navigation.navigate_tree`.
+    ) -> TreeResult:
+        """Move to another point of the session tree (``/tree``, RPC); see
+        :func:`knightcode._agent.tree_navigation.navigate_tree`.
         """
         from knightcode._agent.tree_navigation import navigate_tree
 
@@ -467,223 +590,26 @@ class AgentSession:
             label=label,
         )
 
-    @property
-    def is_compacting(self) -> bool:
-        """Whether the compaction hook is running right now."""
-        return self._compacting > 0
+    async def new_session(self, parent_session: str | None = None) -> bool:
+        """Continue in a fresh session; True when a plugin cancelled."""
+        from knightcode._agent import session_ops
 
-    async def check_compaction(
-        self,
-        trigger: str,
-        message: Message | None,
-        will_retry: bool = False,
-        custom_instructions: str | None = None,
-    ) -> Mapping[str, Any] | None:
-        """Ask the compaction hook whether to compact at this point; after a compaction the
-        messages the model sees are rebuilt from the session (summary + kept entries).
-        """
-        if not self._has("session_check_compaction"):
-            return None
-        assert self.host is not None
-        self._compacting += 1
-        try:
-            verdict = await self.host.emit(
-                "session_check_compaction",
-                trigger=trigger,
-                message=message,
-                will_retry=will_retry,
-                custom_instructions=custom_instructions,
-            )
-        finally:
-            self._compacting -= 1
-        if isinstance(verdict, Mapping) and verdict.get("compacted"):
-            # In place: a running loop holds this very list.
-            self.messages[:] = self.session.build_context().messages  # type: ignore[assignment]
-        return verdict if isinstance(verdict, Mapping) else None
+        return await session_ops.new_session(self, parent_session)
 
-    async def compact(self, custom_instructions: str | None = None) -> Mapping[str, Any]:
-        """Compact now (``/compact``, RPC ``compact``): a running prompt is aborted first, and
-        the compaction counts as the session's run, so prompts arriving meanwhile are queued or
-        refused as during any run.
+    async def switch_session(self, session_path: str | Path) -> bool:
+        """Resume another session file; True when a plugin cancelled."""
+        from knightcode._agent import session_ops
 
-        :returns: the hook's verdict (its ``result`` describes the compaction)
-        :raises CompactionUnavailableError: no plugin compacts
-        """
-        if not self._has("session_check_compaction"):
-            raise CompactionUnavailableError(
-                "compaction is disabled: the builtin:compaction plugin is not loaded "
-                "(see 'knightcode config list')"
-            )
-        if self.is_streaming:
-            self.abort()
-            await self.wait_idle()
-        verdict: Mapping[str, Any] | None = None
+        return await session_ops.switch_session(self, session_path)
 
-        async def run() -> None:
-            nonlocal verdict
-            verdict = await self.check_compaction(
-                "manual", last_assistant(self.messages), custom_instructions=custom_instructions
-            )
+    async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ForkResult:
+        """Continue in a new session file holding the branch up to ``entry_id``."""
+        from knightcode._agent import session_ops
 
-        await self._run_exclusive(run)
-        return verdict or {"compacted": False, "retry": False}
+        return await session_ops.fork(self, entry_id, position)
 
-    async def _between_turns(self, turn: Any) -> None:
-        await self.check_compaction("between_turns", turn.message)
+    async def clone(self) -> bool:
+        """Copy the current branch into a new session file; True when a plugin cancelled."""
+        from knightcode._agent import session_ops
 
-    def _retry_finished(self, last: Message) -> None:
-        success = last.get("stopReason") not in ("error", "aborted")
-        event: Event = {
-            "type": "auto_retry_end",
-            "success": success,
-            "attempt": self._retry_attempt,
-        }
-        if not success:
-            event["finalError"] = (
-                last.get("errorMessage", "") if last.get("stopReason") == "error" else "Aborted"
-            )
-        self.publish(event)
-
-    def _retryable(self, message: Message) -> bool:
-        from knightcode._llm.errors import is_context_overflow, is_retryable
-
-        if message.get("stopReason") != "error" or not self.retry.enabled or self._signal.is_set():
-            return False
-        return is_retryable(cast(Any, message)) and not is_context_overflow(
-            cast(Any, message), self.model.context_window
-        )
-
-    @staticmethod
-    def _recovery_retries(message: Message) -> bool:
-        """Whether a recovery compaction is followed by a retry: not for a silent overflow (a
-        complete answer whose reported input exceeded the window), which is kept as it is.
-        """
-        return message.get("stopReason") != "stop"
-
-    def _will_retry(self, messages: list[Message]) -> bool:
-        failed = last_assistant(messages)
-        if failed is None:
-            return False
-        if self._recovery_trigger(failed) is not None:
-            return self._recovery_retries(failed)
-        return self._retryable(failed) and self._retry_attempt < self.retry.max_retries
-
-    # --- plugin actions ---------------------------------------------------------------------
-
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
-        """Store plugin state as a ``custom`` entry (never sent to the model); publishes
-        ``entry_appended``. Returns the entry id.
-        """
-        entry_id = self.session.append_custom(custom_type, data)
-        self.publish({"type": "entry_appended", "entry": self.session.get_entry(entry_id)})
-        return entry_id
-
-    def set_session_name(self, name: str | None) -> None:
-        """Name the session (a ``session_info`` entry); publishes ``session_info_changed``,
-        without ``name`` when it was cleared.
-        """
-        cleaned = (name or "").strip()
-        self.session.append_session_info(cleaned)
-        event: Event = {"type": "session_info_changed"}
-        if cleaned:
-            event["name"] = cleaned
-        self.publish(event)
-
-    # --- model and thinking level -----------------------------------------------------------
-
-    async def set_model(self, model: Model, source: str = "set") -> None:
-        """Switch the model for the next request, recorded as a ``model_change`` entry."""
-        previous = self.model
-        self.model = model
-        if (previous.provider, previous.id) != (model.provider, model.id):
-            self.session.append_model_change(model.provider, model.id)
-        if self._has("model_select"):
-            assert self.host is not None
-            await self.host.emit(
-                "model_select", model=model, previous_model=previous, source=source
-            )
-
-    async def set_thinking_level(self, level: str) -> None:
-        """Change the reasoning effort, recorded as a ``thinking_level_change`` entry."""
-        previous = self.thinking_level
-        if level == previous:
-            return
-        self.thinking_level = level
-        self.session.append_thinking_level_change(level)
-        self.publish({"type": "thinking_level_changed", "level": level})
-        if self._has("thinking_level_select"):
-            assert self.host is not None
-            await self.host.emit("thinking_level_select", level=level, previous_level=previous)
-
-    # --- provider and hooks ---------------------------------------------------------------
-
-    def _stream_function(
-        self, system_prompt: str
-    ) -> Callable[[list[Message], Mapping[str, ToolDefinition]], AsyncIterator[Event]]:
-        from knightcode._llm.types import Context, StreamOptions, Tool
-
-        async def stream(
-            messages: list[Message], tools: Mapping[str, ToolDefinition]
-        ) -> AsyncIterator[Event]:
-            context = Context(
-                system_prompt=system_prompt,
-                messages=to_provider_messages(messages),
-                tools=[Tool(t.name, t.description, t.parameters) for t in tools.values()],
-            )
-            options = StreamOptions(
-                signal=self._signal,
-                reasoning=None if self.thinking_level == "off" else self.thinking_level,  # type: ignore[arg-type]
-                idle_timeout_ms=self.options.idle_timeout_ms,
-                on_payload=self._on_payload if self._has("before_provider_request") else None,
-                on_response=self._on_response if self._has("after_provider_response") else None,
-            )
-            self._retry_after_ms = None
-            async for event in self.models.stream(self.model, context, options):
-                if event["type"] == "error":
-                    self._retry_after_ms = event.get("retryAfterMs")
-                yield cast(Event, event)
-
-        return stream
-
-    async def _transform_context(self, messages: list[Message]) -> list[Message]:
-        assert self.host is not None
-        result = await self.host.emit("context", messages=copy.deepcopy(messages))
-        return list(result) if result is not None else messages
-
-    async def _on_payload(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        assert self.host is not None
-        result = await self.host.emit("before_provider_request", payload=payload)
-        return result if isinstance(result, dict) else None
-
-    async def _on_response(self, status: int, headers: Mapping[str, str]) -> None:
-        assert self.host is not None
-        await self.host.emit("after_provider_response", status=status, headers=dict(headers))
-
-    async def _before_tool_call(
-        self, call_id: str, name: str, args: dict[str, Any]
-    ) -> Mapping[str, Any] | None:
-        assert self.host is not None
-        result = await self.host.emit("tool_call", tool_call_id=call_id, tool_name=name, input=args)
-        return result if isinstance(result, Mapping) else None
-
-    async def _after_tool_call(
-        self,
-        call_id: str,
-        name: str,
-        args: dict[str, Any],
-        content: Any,
-        details: Any,
-        is_error: bool,
-    ) -> Mapping[str, Any] | None:
-        assert self.host is not None
-        patch = await self.host.emit(
-            "tool_result",
-            tool_call_id=call_id,
-            tool_name=name,
-            input=args,
-            content=content,
-            details=details,
-            is_error=is_error,
-        )
-        # A tool that failed keeps its error: patches apply to successful results only.
-        return None if is_error else patch
+        return await session_ops.clone(self)

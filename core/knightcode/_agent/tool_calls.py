@@ -9,14 +9,22 @@ concurrently, and their results are recorded and emitted in call order. A tool t
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from knightcode._agent.loop_types import EmitFn, LoopConfig, Message
 from knightcode._agent.validation import validate_arguments
-from knightcode._plugins.definitions import ToolDefinition
+from knightcode._plugins.results import UNCHANGED
+
+if TYPE_CHECKING:
+    from knightcode._agent.loop_types import EmitFn, LoopConfig
+    from knightcode._plugins.definitions import ToolDefinition
+    from knightcode._types.events import ToolExecutionEndEvent
+    from knightcode._types.messages import ToolCall, ToolResult, ToolResultMessage
+
+__all__ = ["ABORTED", "fail_truncated_calls", "run_tool_calls"]
 
 ABORTED = "Operation aborted"
 
@@ -25,20 +33,21 @@ ABORTED = "Operation aborted"
 class Outcome:
     """A finished (or never started) tool call."""
 
-    call: dict[str, Any]
-    result: dict[str, Any]
+    call: ToolCall
+    result: ToolResult
     is_error: bool
     duration_ms: float | None = None
 
 
 @dataclass
 class Prepared:
-    call: dict[str, Any]
+    call: ToolCall
     tool: ToolDefinition
-    args: dict[str, Any]
+    args: dict[str, object]
 
 
-def error_result(message: str) -> dict[str, Any]:
+def error_result(message: str) -> ToolResult:
+    """A result holding only ``message``, for a call that failed."""
     return {"content": [{"type": "text", "text": message}], "details": {}}
 
 
@@ -47,7 +56,7 @@ def _message_of(error: BaseException) -> str:
     return text if text else type(error).__name__
 
 
-async def _prepare(call: dict[str, Any], config: LoopConfig) -> Prepared | Outcome:
+async def _prepare(call: ToolCall, config: LoopConfig) -> Prepared | Outcome:
     """Look the tool up, validate the arguments and ask the ``tool_call`` hook."""
     tool = config.tools.get(call["name"])
     if tool is None:
@@ -59,20 +68,16 @@ async def _prepare(call: dict[str, Any], config: LoopConfig) -> Prepared | Outco
         args = validate_arguments(tool.name, raw, tool.parameters)
         if config.before_tool_call is not None:
             verdict = await config.before_tool_call(call["id"], call["name"], args)
-            if verdict and verdict.get("block"):
-                return Outcome(
-                    call,
-                    error_result(str(verdict.get("reason") or "Tool execution was blocked")),
-                    True,
-                )
+            if verdict is not None:
+                return Outcome(call, error_result(verdict.reason), True)
     except Exception as error:
         return Outcome(call, error_result(_message_of(error)), True)
-    if config.signal.is_set():
+    if config.signal.aborted:
         return Outcome(call, error_result(ABORTED), True)
     return Prepared(call, tool, args)
 
 
-def _timeout_seconds(args: Mapping[str, Any], default_ms: int | None) -> float | None:
+def _timeout_seconds(args: Mapping[str, object], default_ms: int | None) -> float | None:
     """The per-call timer: a numeric ``timeout`` argument (seconds) overrides the default;
     0 disables it; anything malformed keeps the default.
     """
@@ -86,10 +91,17 @@ def _timeout_seconds(args: Mapping[str, Any], default_ms: int | None) -> float |
     return default_ms / 1000 if default_ms else None
 
 
+def _as_result(value: object) -> ToolResult:
+    """What a tool returned, as a result: a result dict as it is, anything else as its text."""
+    if isinstance(value, dict) and isinstance(value.get("content"), list):
+        return value  # type: ignore[return-value]  # the tool's own result dict
+    return {"content": [{"type": "text", "text": str(value)}], "details": {}}
+
+
 async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
     """Run one tool, streaming its partial results, and apply the ``tool_result`` hook."""
     call = prepared.call
-    updates: list[Any] = []
+    updates: list[ToolResult] = []
     pump: asyncio.Task[None] | None = None
     accepting = True
 
@@ -107,7 +119,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
                 }
             )
 
-    def on_update(partial: Any) -> None:
+    def on_update(partial: ToolResult) -> None:
         nonlocal pump
         if not accepting:
             return
@@ -121,25 +133,27 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
         running = prepared.tool.execute(
             call["id"], prepared.args, config.tool_context(call["id"]), on_update
         )
-        if asyncio.iscoroutine(running) or isinstance(running, asyncio.Future):
+        if inspect.isawaitable(running):
             timeout = _timeout_seconds(prepared.args, config.tool_timeout_ms)
             try:
-                result = await asyncio.wait_for(running, timeout) if timeout else await running
+                value: object = (
+                    await asyncio.wait_for(running, timeout) if timeout else await running
+                )
             except TimeoutError:
-                result = error_result(
-                    f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it with a longer '
-                    'timeout (a "timeout" argument in seconds) or split the work into smaller steps.'
+                value = error_result(
+                    f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it with a '
+                    'longer timeout (a "timeout" argument in seconds) or split the work into smaller '
+                    "steps."
                 )
                 is_error = True
         else:
-            result = running
-        if not isinstance(result, dict):
-            result = {"content": [{"type": "text", "text": str(result)}], "details": {}}
+            value = running
+        result = _as_result(value)
     except asyncio.CancelledError:
         raise
     except Exception as error:
         result = error_result(
-            ABORTED if config.signal.is_set() and not str(error) else _message_of(error)
+            ABORTED if config.signal.aborted and not str(error) else _message_of(error)
         )
         details = getattr(error, "details", None)
         if details is not None:
@@ -162,18 +176,20 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
         except Exception as error:
             patch = None
             result, is_error = error_result(_message_of(error)), True
-        if patch:
-            result = {
-                **result,
-                "content": patch.get("content", result.get("content")),
-                "details": patch.get("details", result.get("details")),
-            }
-            is_error = bool(patch.get("is_error", is_error))
+        if patch is not None and not is_error:  # a failed tool keeps its error
+            patched: ToolResult = dict(result)  # type: ignore[assignment]
+            if isinstance(patch.content, list):
+                patched["content"] = patch.content
+            if patch.details is not UNCHANGED:
+                patched["details"] = patch.details
+            result = patched
+            if isinstance(patch.is_error, bool):
+                is_error = patch.is_error
     return Outcome(call, result, is_error, duration_ms)
 
 
 async def _emit_end(outcome: Outcome, emit: EmitFn) -> None:
-    event: dict[str, Any] = {
+    event: ToolExecutionEndEvent = {
         "type": "tool_execution_end",
         "toolCallId": outcome.call["id"],
         "toolName": outcome.call["name"],
@@ -185,9 +201,9 @@ async def _emit_end(outcome: Outcome, emit: EmitFn) -> None:
     await emit(event)
 
 
-def result_message(outcome: Outcome) -> Message:
+def result_message(outcome: Outcome) -> ToolResultMessage:
     """The ``toolResult`` message recorded for a finished call."""
-    message: Message = {
+    message: ToolResultMessage = {
         "role": "toolResult",
         "toolCallId": outcome.call["id"],
         "toolName": outcome.call["name"],
@@ -201,7 +217,7 @@ def result_message(outcome: Outcome) -> Message:
     return message
 
 
-async def _start(call: dict[str, Any], emit: EmitFn) -> None:
+async def _start(call: ToolCall, emit: EmitFn) -> None:
     await emit(
         {
             "type": "tool_execution_start",
@@ -212,9 +228,19 @@ async def _start(call: dict[str, Any], emit: EmitFn) -> None:
     )
 
 
+async def _record(outcomes: list[Outcome], emit: EmitFn) -> list[ToolResultMessage]:
+    messages = []
+    for outcome in outcomes:
+        message = result_message(outcome)
+        await emit({"type": "message_start", "message": message})
+        await emit({"type": "message_end", "message": message})
+        messages.append(message)
+    return messages
+
+
 async def run_tool_calls(
-    calls: list[dict[str, Any]], config: LoopConfig, emit: EmitFn
-) -> list[Message]:
+    calls: list[ToolCall], config: LoopConfig, emit: EmitFn
+) -> list[ToolResultMessage]:
     """Run ``calls`` (parallel unless a tool or the config asks otherwise); returns the
     ``toolResult`` messages in call order, each already emitted as message_start/message_end.
     """
@@ -234,7 +260,7 @@ async def run_tool_calls(
             )
             await _emit_end(outcome, emit)
             outcomes.append(outcome)
-            if config.signal.is_set():
+            if config.signal.aborted:
                 break
     else:
         # Every pre-flight check first, in call order; only then do the tools start (a slow
@@ -246,7 +272,7 @@ async def run_tool_calls(
             if isinstance(prepared, Outcome):
                 await _emit_end(prepared, emit)
             slots.append(prepared)
-            if config.signal.is_set():
+            if config.signal.aborted:
                 break
         running = [
             slot
@@ -256,17 +282,11 @@ async def run_tool_calls(
         ]
         for item in running:
             outcomes.append(item if isinstance(item, Outcome) else await item)
-    messages = []
-    for outcome in outcomes:
-        message = result_message(outcome)
-        await emit({"type": "message_start", "message": message})
-        await emit({"type": "message_end", "message": message})
-        messages.append(message)
-    return messages
+    return await _record(outcomes, emit)
 
 
 async def _run_and_end(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
-    if config.signal.is_set():
+    if config.signal.aborted:
         outcome = Outcome(prepared.call, error_result(ABORTED), True)
     else:
         outcome = await _execute(prepared, config, emit)
@@ -274,24 +294,22 @@ async def _run_and_end(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> 
     return outcome
 
 
-async def fail_truncated_calls(calls: list[dict[str, Any]], emit: EmitFn) -> list[Message]:
+async def fail_truncated_calls(calls: list[ToolCall], emit: EmitFn) -> list[ToolResultMessage]:
     """Tool calls of a response cut off by the output limit may carry truncated arguments:
     none is run, each gets an error result telling the model to re-issue it.
     """
-    messages = []
+    outcomes = []
     for call in calls:
         await _start(call, emit)
         outcome = Outcome(
             call,
             error_result(
-                f'Tool call "{call["name"]}" was not executed: the response hit the output token limit, so its '
-                "arguments may be truncated. Re-issue the tool call with complete arguments."
+                f'Tool call "{call["name"]}" was not executed: the response hit the output token '
+                "limit, so its arguments may be truncated. Re-issue the tool call with complete "
+                "arguments."
             ),
             True,
         )
         await _emit_end(outcome, emit)
-        message = result_message(outcome)
-        await emit({"type": "message_start", "message": message})
-        await emit({"type": "message_end", "message": message})
-        messages.append(message)
-    return messages
+        outcomes.append(outcome)
+    return await _record(outcomes, emit)

@@ -10,9 +10,9 @@ branch that is left — the reference's ``navigateTree``.
    every handler had its say, with the final instructions, and only if no plugin supplied a
    summary.
 3. The leaf moves: a user message or custom message as target means "edit this message" — the
-   leaf becomes its parent and its text is returned as ``editorText``; anything else becomes the
-   leaf itself. With a summary, a ``branch_summary`` entry is appended there (the label goes on
-   it); without one, the label goes on the target.
+   leaf becomes its parent and its text is returned as ``editor_text``; anything else becomes
+   the leaf itself. With a summary, a ``branch_summary`` entry is appended there (the label goes
+   on it); without one, the label goes on the target.
 4. The agent's messages are rebuilt from the session, and ``session_tree`` fires.
 
 ``/undo`` navigates with ``summarize=False``: it never summarizes.
@@ -20,64 +20,37 @@ branch that is left — the reference's ``navigateTree``.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
+from knightcode._abort import Aborted, AbortSignal
+from knightcode._plugins.preparations import TreePreparation
+from knightcode._plugins.results import BranchSummary, Cancel, TreeNavigationOptions
 from knightcode._session.errors import EntryNotFoundError
+from knightcode._session.messages import content_text
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
-    from knightcode._session.entries import SessionEntry
     from knightcode._session.manager import SessionManager
+    from knightcode._types.entries import BranchSummaryEntry, SessionEntry
 
-__all__ = [
-    "BranchSummarizer",
-    "TreePreparation",
-    "collect_entries_for_branch_summary",
-    "navigate_tree",
-]
+__all__ = ["TreeResult", "collect_entries_for_branch_summary", "navigate_tree"]
 
 
-class BranchSummarizer(Protocol):
-    """A default branch summary: ``{"summary", "details"?, "usage"?}`` or ``{"aborted": True}``."""
+@dataclass(frozen=True)
+class TreeResult:
+    """What a move did.
 
-    def __call__(
-        self,
-        entries: list[Any],
-        *,
-        custom_instructions: str | None,
-        replace_instructions: bool,
-        signal: asyncio.Event,
-    ) -> Awaitable[Mapping[str, Any]]: ...
-
-
-@dataclass
-class TreePreparation:
-    """What ``session_before_tree`` handlers receive.
-
-    :ivar target_id: the entry being navigated to
-    :ivar old_leaf_id: the current position, being left (None in an empty session)
-    :ivar common_ancestor_id: the deepest entry shared by both positions, or None
-    :ivar entries_to_summarize: the entries from the common ancestor (exclusive) to the old leaf,
-        oldest first
-    :ivar user_wants_summary: whether the user asked for a summary of the branch left
-    :ivar custom_instructions: the user's instructions for the summary, if any
-    :ivar replace_instructions: whether they replace the default prompt instead of adding to it
-    :ivar label: the label the user wants on the summary entry (or the target)
-    :ivar summarizer: the default summarizer, offered by the summarizing plugin
+    :param cancelled: a handler cancelled it, or the summary was aborted
+    :param aborted: the summary being generated was aborted
+    :param editor_text: the text of a user or custom message target, for the editor
+    :param summary_entry: the ``branch_summary`` entry written, if one was
     """
 
-    target_id: str
-    old_leaf_id: str | None
-    common_ancestor_id: str | None
-    entries_to_summarize: list[Any]
-    user_wants_summary: bool
-    custom_instructions: str | None = None
-    replace_instructions: bool = False
-    label: str | None = None
-    summarizer: BranchSummarizer | None = None
+    cancelled: bool = False
+    aborted: bool = False
+    editor_text: str | None = None
+    summary_entry: BranchSummaryEntry | None = None
 
 
 def collect_entries_for_branch_summary(
@@ -99,15 +72,9 @@ def collect_entries_for_branch_summary(
         if entry is None:
             break
         entries.append(entry)
-        current = entry.get("parentId")
+        current = entry["parentId"]
     entries.reverse()
     return entries, ancestor
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
 
 
 async def navigate_tree(
@@ -118,13 +85,11 @@ async def navigate_tree(
     custom_instructions: str | None = None,
     replace_instructions: bool = False,
     label: str | None = None,
-    signal: asyncio.Event | None = None,
-) -> dict[str, Any]:
+    signal: AbortSignal | None = None,
+) -> TreeResult:
     """Move ``agent``'s session to ``target_id`` (see the module docstring).
 
     :param signal: aborts a summary being generated
-    :returns: ``{"cancelled": bool}`` plus ``aborted`` (a summary was aborted), ``editorText``
-        (the text of a user or custom message target) and ``summaryEntry`` when they apply
     :raises EntryNotFoundError: ``target_id`` is not in the session
     :raises AgentBusyError: the agent is working
     :raises CompactionUnavailableError: a summary was asked for and no plugin can make one
@@ -135,7 +100,7 @@ async def navigate_tree(
     session = agent.session
     old_leaf = session.leaf_id
     if target_id == old_leaf:
-        return {"cancelled": False}
+        return TreeResult()
     target = session.get_entry(target_id)
     if target is None:
         raise EntryNotFoundError(target_id)
@@ -143,7 +108,7 @@ async def navigate_tree(
         raise AgentBusyError(
             "Wait for the agent to finish (or abort it) before moving in the tree."
         )
-    signal = signal or asyncio.Event()
+    signal = signal or AbortSignal()
     entries, ancestor = collect_entries_for_branch_summary(session, old_leaf, target_id)
     prep = TreePreparation(
         target_id,
@@ -155,70 +120,80 @@ async def navigate_tree(
         replace_instructions,
         label,
     )
-    host = agent.host
-    answer: Any = None
-    if host is not None and host.has_handlers("session_before_tree"):
-        answer = await host.emit("session_before_tree", preparation=prep, signal=signal)
-    answer = answer if isinstance(answer, Mapping) else {}
-    if answer.get("cancel"):
-        return {"cancelled": True}
-    instructions = answer.get("custom_instructions", prep.custom_instructions)
-    replace = bool(answer.get("replace_instructions", prep.replace_instructions))
-    label = answer.get("label", prep.label)
+    hooks = agent.hooks
+    answer = (
+        await hooks.session_before_tree(preparation=prep, signal=signal)
+        if hooks is not None
+        else None
+    )
+    if isinstance(answer, Cancel):
+        return TreeResult(cancelled=True)
+    options = answer if isinstance(answer, TreeNavigationOptions) else TreeNavigationOptions()
+    instructions = (
+        options.custom_instructions
+        if options.custom_instructions is not None
+        else prep.custom_instructions
+    )
+    replace = (
+        options.replace_instructions
+        if options.replace_instructions is not None
+        else prep.replace_instructions
+    )
+    label = options.label if options.label is not None else prep.label
 
-    summary: Mapping[str, Any] | None = None
+    summary: BranchSummary | None = None
     from_extension = False
-    if summarize and isinstance(answer.get("summary"), Mapping):
-        summary, from_extension = answer["summary"], True
+    if summarize and options.summary is not None:
+        summary, from_extension = options.summary, True
     elif summarize and entries:
         if prep.summarizer is None:
             raise CompactionUnavailableError(
                 "branch summaries are disabled: the builtin:compaction plugin is not loaded"
             )
-        summary = await prep.summarizer(
-            entries, custom_instructions=instructions, replace_instructions=replace, signal=signal
-        )
-        if summary.get("aborted"):
-            return {"cancelled": True, "aborted": True}
+        try:
+            summary = await prep.summarizer(
+                entries,
+                custom_instructions=instructions,
+                replace_instructions=replace,
+                signal=signal,
+            )
+        except Aborted:
+            return TreeResult(cancelled=True, aborted=True)
 
     editor_text: str | None = None
     new_leaf: str | None = target_id
-    if target["type"] == "message" and target["message"].get("role") == "user":
-        new_leaf, editor_text = target.get("parentId"), _text_of(target["message"].get("content"))
+    if target["type"] == "message" and target["message"]["role"] == "user":
+        new_leaf, editor_text = target["parentId"], content_text(target["message"]["content"])
     elif target["type"] == "custom_message":
-        new_leaf, editor_text = target.get("parentId"), _text_of(target.get("content"))
+        new_leaf, editor_text = target["parentId"], content_text(target["content"])
 
     if new_leaf is None:
         session.reset_leaf()
     else:
         session.branch(new_leaf)
-    summary_entry = None
-    if summary is not None and summary.get("summary"):
+    summary_entry: BranchSummaryEntry | None = None
+    if summary is not None and summary.summary:
         # fromId names the entry navigated *from* (spec: "Entry we navigated from").
         summary_id = session.append_branch_summary(
-            str(summary["summary"]),
+            summary.summary,
             old_leaf or "root",
-            summary.get("details"),
+            summary.details,
             True if from_extension else None,
-            summary.get("usage"),
+            summary.usage,
         )
-        summary_entry = session.get_entry(summary_id)
+        written = session.get_entry(summary_id)
+        assert written is not None and written["type"] == "branch_summary"
+        summary_entry = written
         if label:
             session.append_label(summary_id, label)
     elif label:
         session.append_label(target_id, label)
-    agent.messages[:] = session.build_context().messages  # type: ignore[assignment]
-    if host is not None and host.has_handlers("session_tree"):
-        await host.emit(
-            "session_tree",
+    agent.rebuild_messages()
+    if hooks is not None:
+        await hooks.session_tree(
             new_leaf_id=session.leaf_id,
             old_leaf_id=old_leaf,
             summary_entry=summary_entry,
             from_extension=from_extension,
         )
-    result: dict[str, Any] = {"cancelled": False}
-    if editor_text is not None:
-        result["editorText"] = editor_text
-    if summary_entry is not None:
-        result["summaryEntry"] = summary_entry
-    return result
+    return TreeResult(editor_text=editor_text, summary_entry=summary_entry)

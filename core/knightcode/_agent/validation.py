@@ -10,6 +10,7 @@ maximum, minLength/maxLength, minItems/maxItems.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -71,7 +72,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def validate(value: Any, schema: dict[str, Any], path: str, problems: list[str]) -> Any:
+def validate(value: Any, schema: Mapping[str, Any], path: str, problems: list[str]) -> Any:
     """Validate (and coerce) ``value`` against ``schema``; returns the possibly coerced value and
     appends each problem, prefixed by its ``path``, to ``problems``.
     """
@@ -149,7 +150,9 @@ def _validate_object(
     return result
 
 
-def validate_arguments(tool_name: str, arguments: Any, schema: dict[str, Any]) -> dict[str, Any]:
+def validate_arguments(
+    tool_name: str, arguments: object, schema: Mapping[str, object]
+) -> dict[str, object]:
     """The tool call's arguments, validated and coerced.
 
     :raises ArgumentError: with a message naming the tool and every problem found

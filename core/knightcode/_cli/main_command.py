@@ -16,13 +16,12 @@ import click
 
 from knightcode._cli.prescan import prescan
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._types.messages import THINKING_LEVELS, ThinkingLevel
 from knightcode._version import __version__
 
 if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
-
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 MODES = ("text", "json", "rpc")
 FLAG_PREFIX = "plugin_flag__"
 
@@ -48,7 +47,7 @@ class RunRequest:
     messages: list[str]
     provider: str | None = None
     model: str | None = None
-    thinking: str | None = None
+    thinking: ThinkingLevel | None = None
     session: Path | None = None
     session_dir: Path | None = None
     no_session: bool = False

@@ -64,10 +64,7 @@ if TYPE_CHECKING:
     from knightcode._llm.openai_completions import stream_openai_completions
     from knightcode._llm.registry import ModelRegistry
     from knightcode._llm.types import (
-        AssistantMessageEvent,
         Context,
-        DoneEvent,
-        ErrorEvent,
         Model,
         ModelCost,
         StreamOptions,
@@ -76,6 +73,7 @@ if TYPE_CHECKING:
         calculate_cost,
         new_assistant_message,
     )
+    from knightcode._types.stream import AssistantMessageEvent, DoneEvent, ErrorEvent
 
 __all__ = [
     "AssistantMessageEvent",

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from knightcode._llm.transform import prepare_messages
 from knightcode._llm.types import Context, Model, StreamOptions
-from knightcode._session.messages import AssistantMessage, ToolResultMessage, UserMessage
+from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 __all__ = ["build_anthropic_body", "thinking_enabled"]
 

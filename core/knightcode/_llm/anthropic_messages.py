@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from knightcode._abort import AbortSignal
 from knightcode._llm.anthropic_convert import build_anthropic_body, thinking_enabled
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
@@ -23,15 +24,9 @@ from knightcode._llm.streaming import (
     release,
     request_headers,
 )
-from knightcode._llm.transport import AbortWatch, StreamFailed, iter_body, open_stream
-from knightcode._llm.types import (
-    AssistantMessageEvent,
-    Context,
-    Model,
-    StreamOptions,
-    new_assistant_message,
-    set_usage,
-)
+from knightcode._llm.transport import StreamFailed, iter_body, open_stream
+from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message, set_usage
+from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["ANTHROPIC_VERSION", "stream_anthropic_messages"]
 
@@ -75,14 +70,14 @@ async def stream_anthropic_messages(
     """
     options = options or StreamOptions()
     output = new_assistant_message(model)
-    watch = AbortWatch(options.signal)
+    signal = options.signal or AbortSignal()
     http = client if client is not None else httpx.AsyncClient()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:
         body = build_anthropic_body(model, context, options)
         response = await open_stream(
-            http, _url(model), _headers(model, options), body, options, watch
+            http, _url(model), _headers(model, options), body, options, signal
         )
         yield {"type": "start", "partial": output}
 
@@ -91,7 +86,7 @@ async def stream_anthropic_messages(
         stop: str | None = None
         finished = False
 
-        body_chunks = iter_body(response, watch)
+        body_chunks = iter_body(response, signal)
         async for payloads in iter_sse_data(body_chunks):
             for data in payloads:
                 event = parse_json(data)
@@ -176,9 +171,9 @@ async def stream_anthropic_messages(
             yield end
     except Exception as exc:
         closer.finish_tool_calls()
-        yield error_event(output, exc, watch, options.api_key)
+        yield error_event(output, exc, signal, options.api_key)
     finally:
-        await release(body_chunks, watch, http if client is None else None)
+        await release(body_chunks, http if client is None else None)
 
 
 def _start_block(

@@ -18,12 +18,12 @@ classifier reports the same shapes and confidence formulas (TypeSafe's published
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from knightcode._abort import AbortSignal
 from knightcode._errors import KnightcodeError
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class ClassifyRequest:
     state: Any
     questions: Mapping[str, Question]
     temperature: float = 1.0
-    signal: asyncio.Event | None = None
+    signal: AbortSignal | None = None
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,10 @@ models the server knows but that cannot be selected right now, each with the rea
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knightcode._llm.types import Model
@@ -26,10 +24,7 @@ __all__ = [
     "DiscoveredState",
     "DiscoveryError",
     "ProviderAccess",
-    "run_blocking",
 ]
-
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -72,18 +67,6 @@ class DiscoveryError(Exception):
 
     Any other exception is reported too, prefixed with its type (a plugin bug).
     """
-
-
-def run_blocking(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """Run ``coroutine`` to completion from synchronous code, even inside a running event loop.
-
-    Model look-ups (``resolve``, ``find``) are synchronous but discovery is a network call; the
-    coroutine runs on a private event loop in a worker thread while the caller waits, so a caller
-    that is itself inside ``asyncio.run`` (the CLI) does not deadlock. The coroutine must not
-    use objects bound to the caller's loop; it brings its own timeouts.
-    """
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 class DiscoveredState:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Literal
 
-from knightcode._session.messages import AssistantMessage
+from knightcode._types.messages import AssistantMessage
 
 __all__ = [
     "OVERFLOW_PATTERNS",

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from knightcode._abort import AbortSignal
 from knightcode._llm.openai_convert import build_openai_body
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
@@ -28,20 +29,13 @@ from knightcode._llm.streaming import (
     request_headers,
 )
 from knightcode._llm.transport import (
-    AbortWatch,
     StreamFailed,
     error_message_of,
     iter_body,
     open_stream,
 )
-from knightcode._llm.types import (
-    AssistantMessageEvent,
-    Context,
-    Model,
-    StreamOptions,
-    new_assistant_message,
-    set_usage,
-)
+from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message, set_usage
+from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["stream_openai_completions"]
 
@@ -77,14 +71,14 @@ async def stream_openai_completions(
     """
     options = options or StreamOptions()
     output = new_assistant_message(model)
-    watch = AbortWatch(options.signal)
+    signal = options.signal or AbortSignal()
     http = client if client is not None else httpx.AsyncClient()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:
         body = build_openai_body(model, context, options)
         headers = request_headers(model, options, {"authorization": f"Bearer {options.api_key}"})
-        response = await open_stream(http, _url(model), headers, body, options, watch)
+        response = await open_stream(http, _url(model), headers, body, options, signal)
         yield {"type": "start", "partial": output}
 
         content = output["content"]
@@ -99,7 +93,7 @@ async def stream_openai_completions(
         has_id = False
         ended = False
 
-        body_chunks = iter_body(response, watch)
+        body_chunks = iter_body(response, signal)
         async for payloads in iter_sse_data(body_chunks):
             if ended:
                 continue
@@ -208,9 +202,9 @@ async def stream_openai_completions(
             yield event
     except Exception as exc:
         closer.finish_tool_calls()
-        yield error_event(output, exc, watch, options.api_key)
+        yield error_event(output, exc, signal, options.api_key)
     finally:
-        await release(body_chunks, watch, http if client is None else None)
+        await release(body_chunks, http if client is None else None)
 
 
 def _tool_deltas(

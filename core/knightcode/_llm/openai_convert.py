@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from knightcode._llm.transform import is_same_model, prepare_messages
 from knightcode._llm.types import Context, Model, StreamOptions
-from knightcode._session.messages import AssistantMessage, ToolResultMessage, UserMessage
+from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 __all__ = ["build_openai_body", "resolve_compat"]
 

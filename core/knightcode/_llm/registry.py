@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
 from knightcode._llm.builtin import BUILTIN_PROVIDERS
@@ -43,14 +44,9 @@ from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_valu
 from knightcode._llm.openai_completions import stream_openai_completions
 from knightcode._llm.providers import ProviderSpec, apply_models_file, build_models, plugin_spec
 from knightcode._llm.registry_dynamic import DynamicModels
-from knightcode._llm.types import (
-    AssistantMessageEvent,
-    Context,
-    Model,
-    StreamOptions,
-    new_assistant_message,
-)
+from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message
 from knightcode._plugins.definitions import ProviderDefinition
+from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["MODELS_FILENAME", "ModelRegistry"]
 
@@ -145,24 +141,32 @@ class ModelRegistry(DynamicModels):
         """Every known provider name."""
         return list(self._specs)
 
-    def find(self, provider: str, model_id: str) -> Model | None:
+    async def find(
+        self, provider: str, model_id: str, *, signal: AbortSignal | None = None
+    ) -> Model | None:
         """The chat model ``model_id`` of ``provider``, or None.
 
-        A discovering provider is asked (a network call) when it never was, and again when the
-        model is not among what it said last time: the server may have loaded it since.
-        """
-        found = self._find_known(provider, model_id) if self._discovered.asked(provider) else None
-        if found is None and self._discover_now([provider]):
-            found = self._find_known(provider, model_id)
-        return found or self._find_known(provider, model_id)
+        A discovering provider is asked (a network call, which ``signal`` aborts) when it never
+        was, and again when the model is not among what it said last time: the server may have
+        loaded it since. :meth:`find_known` answers from what is known, without asking.
 
-    def _find_known(self, provider: str, model_id: str) -> Model | None:
+        :raises Aborted: ``signal`` was set during discovery
+        """
+        found = self.find_known(provider, model_id) if self._discovered.asked(provider) else None
+        if found is None and await self._discover_missing([provider], signal):
+            found = self.find_known(provider, model_id)
+        return found or self.find_known(provider, model_id)
+
+    def find_known(self, provider: str, model_id: str) -> Model | None:
+        """The chat model ``model_id`` of ``provider`` among the models known now (no I/O)."""
         for model in self._models:
             if model.provider == provider and model.id == model_id:
                 return model
         return None
 
-    def resolve(self, reference: str, provider: str | None = None) -> Model:
+    async def resolve(
+        self, reference: str, provider: str | None = None, *, signal: AbortSignal | None = None
+    ) -> Model:
         """The model named by ``--model``/settings: ``provider/id`` or a bare id.
 
         A bare id found at several providers resolves to the first one that has a key.
@@ -178,7 +182,7 @@ class ModelRegistry(DynamicModels):
             raise UsageError(f"unknown provider {provider!r}; known: {', '.join(self._specs)}")
         found = self._lookup(reference, provider)
         candidates = self._providers_for(reference, provider)
-        if found is None and self._discover_now(candidates):
+        if found is None and await self._discover_missing(candidates, signal):
             found = self._lookup(reference, provider)
         if found is not None:
             return found
@@ -214,15 +218,15 @@ class ModelRegistry(DynamicModels):
 
     def _lookup(self, reference: str, provider: str | None) -> Model | None:
         if provider is not None:
-            found = self._find_known(provider, reference)
+            found = self.find_known(provider, reference)
             if found is None and reference.startswith(provider + "/"):
-                found = self._find_known(provider, reference[len(provider) + 1 :])
+                found = self.find_known(provider, reference[len(provider) + 1 :])
             if found is not None:
                 return found
         else:
             head, _, rest = reference.partition("/")
             if rest and head in self._specs:
-                found = self._find_known(head, rest)
+                found = self.find_known(head, rest)
                 if found is not None:
                     return found
             matches = [model for model in self._models if model.id == reference]
@@ -231,15 +235,19 @@ class ModelRegistry(DynamicModels):
                 return (usable or matches)[0]
         return None
 
-    def default_model(
-        self, default_provider: str | None = None, default_model: str | None = None
+    async def default_model(
+        self,
+        default_provider: str | None = None,
+        default_model: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
     ) -> Model | None:
         """The model to use when none is asked for: settings ``defaultProvider``/``defaultModel``
         when they name a known model, else the first model of the first provider with a key.
         """
         if default_model:
             try:
-                return self.resolve(default_model, default_provider)
+                return await self.resolve(default_model, default_provider, signal=signal)
             except UsageError:
                 pass
         elif default_provider:

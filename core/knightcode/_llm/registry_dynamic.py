@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError
 from knightcode._llm.classify import (
     Classification,
@@ -18,12 +19,7 @@ from knightcode._llm.classify import (
     ClassifyRequest,
     parse_questions,
 )
-from knightcode._llm.discovery import (
-    DiscoveredModels,
-    DiscoveredState,
-    ProviderAccess,
-    run_blocking,
-)
+from knightcode._llm.discovery import DiscoveredModels, DiscoveredState, ProviderAccess
 from knightcode._llm.providers import ProviderSpec
 from knightcode._llm.types import Model
 
@@ -59,21 +55,26 @@ class DynamicModels:
         """Provider -> why its last discovery failed (a message for the user)."""
         return dict(self._discovered.errors)
 
-    async def refresh_models(self, providers: Sequence[str] | None = None) -> None:
+    async def refresh_models(
+        self, providers: Sequence[str] | None = None, *, signal: AbortSignal | None = None
+    ) -> None:
         """Ask discovering providers for their current models (all of them when None).
 
         Providers are asked concurrently; a failure is recorded in :attr:`discovery_errors`, drops
         that provider's discovered models and never raises. Call it before listing models for a
         person (a model picker, RPC ``get_available_models``) so the list shows the server's truth.
+
+        :raises Aborted: ``signal`` was set before every provider answered (nothing is recorded)
         """
         names = [
             name
             for name in (self.discovering_providers if providers is None else providers)
             if name in self._specs and self._specs[name].discover is not None
         ]
-        results = await asyncio.gather(
+        asking = asyncio.gather(
             *(self._discover(self._specs[name]) for name in names), return_exceptions=True
         )
+        results = await (signal or AbortSignal()).guard(asking)
         for name, result in zip(names, results):
             if isinstance(result, asyncio.CancelledError):
                 raise result
@@ -98,12 +99,14 @@ class DynamicModels:
             provider, spec.base_url, key, dict(spec.headers), self.agent_dir, dict(self._env())
         )
 
-    def _discover_now(self, providers: Sequence[str]) -> bool:
-        """Discover ``providers`` from synchronous code; False when there was nothing to ask."""
+    async def _discover_missing(
+        self, providers: Sequence[str], signal: AbortSignal | None = None
+    ) -> bool:
+        """Ask those of ``providers`` that discover their models; False when none does."""
         dynamic = [name for name in providers if name in self.discovering_providers]
         if not dynamic:
             return False
-        run_blocking(self.refresh_models(dynamic))
+        await self.refresh_models(dynamic, signal=signal)
         return True
 
     @property
@@ -118,12 +121,14 @@ class DynamicModels:
         """
         return self._discovered.why_unavailable(provider, model_id)
 
-    def find_classifier(self, provider: str, model_id: str) -> Model | None:
+    async def find_classifier(
+        self, provider: str, model_id: str, *, signal: AbortSignal | None = None
+    ) -> Model | None:
         """The classifier ``model_id`` of ``provider``, or None (asks a discovering provider
         that was never asked).
         """
         if not self._discovered.asked(provider):
-            self._discover_now([provider])
+            await self._discover_missing([provider], signal)
         for model in self._classifiers:
             if model.provider == provider and model.id == model_id:
                 return model
@@ -138,7 +143,7 @@ class DynamicModels:
         questions: Mapping[str, Any],
         *,
         temperature: float = 1.0,
-        signal: asyncio.Event | None = None,
+        signal: AbortSignal | None = None,
     ) -> Classification:
         """Answer typed questions about ``state`` with a classifier model.
 
@@ -151,7 +156,7 @@ class DynamicModels:
         :raises ClassificationError: unknown classifier, invalid questions, or the provider failed
             (the message says what to do)
         """
-        classifier = self._classifier(model)
+        classifier = await self._classifier(model, signal)
         request = ClassifyRequest(state, parse_questions(questions), temperature, signal)
         spec = self._specs.get(classifier.provider)
         if spec is None or spec.classify is None:
@@ -167,7 +172,7 @@ class DynamicModels:
             )
         return result
 
-    def _classifier(self, model: Model | str) -> Model:
+    async def _classifier(self, model: Model | str, signal: AbortSignal | None) -> Model:
         if isinstance(model, Model):
             if model.kind != "classifier":
                 raise ClassificationError(
@@ -175,7 +180,7 @@ class DynamicModels:
                 )
             return model
         provider, _, model_id = model.partition("/")
-        found = self.find_classifier(provider, model_id) if model_id else None
+        found = await self.find_classifier(provider, model_id, signal=signal) if model_id else None
         if found is not None:
             return found
         reason = self._discovered.errors.get(provider)

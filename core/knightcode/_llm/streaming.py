@@ -8,14 +8,11 @@ from typing import Any
 
 import httpx
 
-from knightcode._llm.transport import (
-    AbortWatch,
-    StreamAborted,
-    StreamFailed,
-    describe_transport_error,
-)
-from knightcode._llm.types import AssistantMessageEvent, ErrorEvent, Model, StreamOptions
-from knightcode._session.messages import AssistantMessage
+from knightcode._abort import Aborted, AbortSignal
+from knightcode._llm.transport import StreamFailed, describe_transport_error
+from knightcode._llm.types import Model, StreamOptions
+from knightcode._types.messages import AssistantMessage
+from knightcode._types.stream import AssistantMessageEvent, ErrorEvent
 
 __all__ = [
     "BlockCloser",
@@ -197,11 +194,11 @@ class BlockCloser:
 
 
 def error_event(
-    output: AssistantMessage, exc: BaseException, watch: AbortWatch, api_key: str | None
+    output: AssistantMessage, exc: BaseException, signal: AbortSignal, api_key: str | None
 ) -> ErrorEvent:
     """The final ``error`` event for a stream that failed with ``exc`` (or was aborted)."""
     retry_after: int | None = None
-    if isinstance(exc, StreamAborted) or watch.aborted:
+    if isinstance(exc, Aborted) or signal.aborted:
         output["stopReason"] = "aborted"
         message = "Request was aborted"
     else:
@@ -241,17 +238,14 @@ def done_events(
 
 
 async def release(
-    body_chunks: AsyncGenerator[bytes, None] | None,
-    watch: AbortWatch,
-    owned: httpx.AsyncClient | None,
+    body_chunks: AsyncGenerator[bytes, None] | None, owned: httpx.AsyncClient | None
 ) -> None:
-    """Free what one streamed request held: the response body, the abort watch, and the HTTP
-    client when the stream created its own.
+    """Free what one streamed request held: the response body, and the HTTP client when the
+    stream created its own.
     """
     if body_chunks is not None:
         # A consumer that stopped early leaves the body generator suspended: close it (and with
         # it the response) now rather than whenever the garbage collector gets to it.
         await body_chunks.aclose()
-    watch.close()
     if owned is not None:
         await owned.aclose()

@@ -16,16 +16,17 @@ totals include summarization work); :func:`generate_summary` only the text.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from knightcode._abort import Aborted, AbortSignal
 from knightcode._errors import KnightcodeError
 from knightcode._llm.errors import is_context_overflow, is_retryable
-from knightcode._session.messages import AgentMessage, AssistantMessage, Usage, convert_to_llm
+from knightcode._session.messages import convert_to_llm
 from knightcode._session.serialization import serialize_conversation
 from knightcode._session.tokens import estimate_text_tokens
+from knightcode._types.messages import AgentMessage, AssistantMessage, Usage
 
 if TYPE_CHECKING:
     from knightcode._llm.types import Context, Model, StreamOptions
@@ -173,8 +174,8 @@ class SummarizationError(KnightcodeError):
         )
 
 
-class SummarizationAborted(SummarizationError):
-    """The request was aborted through its signal."""
+class SummarizationAborted(SummarizationError, Aborted):
+    """The request was aborted through its signal (an :class:`~knightcode._abort.Aborted`)."""
 
 
 def build_summary_prompt(
@@ -224,7 +225,7 @@ async def request_summary(
     models: ModelStreamer,
     *,
     system_prompt: str = SUMMARIZATION_SYSTEM_PROMPT,
-    signal: asyncio.Event | None = None,
+    signal: AbortSignal | None = None,
     thinking_level: str | None = "high",
     max_tokens: int | None = None,
 ) -> SummaryResult:
@@ -281,7 +282,7 @@ async def generate_summary_with_usage(
     custom_instructions: str | None = None,
     previous_summary: str | None = None,
     instructions: str | None = None,
-    signal: asyncio.Event | None = None,
+    signal: AbortSignal | None = None,
     thinking_level: str | None = "high",
     max_tokens: int | None = None,
 ) -> SummaryResult:
@@ -313,7 +314,7 @@ async def generate_summary(
     custom_instructions: str | None = None,
     previous_summary: str | None = None,
     instructions: str | None = None,
-    signal: asyncio.Event | None = None,
+    signal: AbortSignal | None = None,
     thinking_level: str | None = "high",
     max_tokens: int | None = None,
 ) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from knightcode._llm.types import Model
-from knightcode._session.messages import AssistantMessage, LlmMessage, ToolCall, ToolResultMessage
+from knightcode._types.messages import AssistantMessage, LlmMessage, ToolCall, ToolResultMessage
 
 __all__ = ["is_same_model", "prepare_messages"]
 

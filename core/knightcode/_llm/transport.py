@@ -1,28 +1,27 @@
-"""The HTTP side shared by the wire clients: send, race the abort signal, read, describe failures.
+"""The HTTP side shared by the wire clients: send, read under the abort signal, describe failures.
 
 Every request gets a connect timeout and a read *idle* timeout (the longest silence between two
 network reads, settings ``httpIdleTimeoutMs``), so a provider that stops talking ends the stream
 with a retryable error instead of hanging the agent. Abort is checked at every network read: a
-set signal cancels the pending read at once, whatever the server is doing.
+set signal cancels the pending read at once, whatever the server is doing (every await below is
+inside the signal's scope: :meth:`knightcode._abort.AbortSignal.guard`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
-from collections.abc import AsyncGenerator, Awaitable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from http import HTTPStatus
 from typing import Any, TypeVar
 
 import httpx
 
+from knightcode._abort import AbortSignal
 from knightcode._llm.errors import retry_after_seconds
 from knightcode._llm.types import StreamOptions
 
 __all__ = [
-    "AbortWatch",
-    "StreamAborted",
     "StreamFailed",
     "describe_transport_error",
     "encode_body",
@@ -37,10 +36,6 @@ _ERROR_BODY_LIMIT = 64 * 1024
 _ERROR_TEXT_LIMIT = 2000
 
 
-class StreamAborted(Exception):
-    """The abort signal was set."""
-
-
 class StreamFailed(Exception):
     """The request failed; ``str(exc)`` is the ``errorMessage`` to record.
 
@@ -50,60 +45,6 @@ class StreamFailed(Exception):
     def __init__(self, message: str, retry_after_ms: int | None = None) -> None:
         super().__init__(message)
         self.retry_after_ms = retry_after_ms
-
-
-class AbortWatch:
-    """Runs awaitables so that setting ``signal`` cancels the one in flight.
-
-    ``asyncio.Event`` has no callbacks, so one waiter task per stream watches the signal and
-    cancels whatever read is pending; a cancelled read becomes :class:`StreamAborted`.
-    """
-
-    __slots__ = ("_current", "_signal", "_waiter")
-
-    def __init__(self, signal: asyncio.Event | None) -> None:
-        self._signal = signal
-        self._waiter: asyncio.Future[Any] | None = None
-        self._current: asyncio.Future[Any] | None = None
-
-    @property
-    def aborted(self) -> bool:
-        return self._signal is not None and self._signal.is_set()
-
-    async def run(self, awaitable: Awaitable[_T]) -> _T:
-        """Await ``awaitable``; raise :class:`StreamAborted` if the signal is set meanwhile."""
-        signal = self._signal
-        if signal is None:
-            return await awaitable
-        if signal.is_set():
-            if inspect.iscoroutine(awaitable):
-                awaitable.close()
-            raise StreamAborted
-        if self._waiter is None:
-            self._waiter = asyncio.ensure_future(signal.wait())
-            self._waiter.add_done_callback(self._on_abort)
-        task = asyncio.ensure_future(awaitable)
-        self._current = task
-        try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            # Our own cancellation (the caller's task was cancelled) must propagate unchanged.
-            if signal.is_set() and (current is None or not current.cancelling()):
-                raise StreamAborted from None
-            raise
-        finally:
-            self._current = None
-
-    def _on_abort(self, _: asyncio.Future[Any]) -> None:
-        if self._current is not None:
-            self._current.cancel()
-
-    def close(self) -> None:
-        """Stop watching (call when the stream ends)."""
-        if self._waiter is not None:
-            self._waiter.cancel()
-            self._waiter = None
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
@@ -135,46 +76,46 @@ async def open_stream(
     headers: Mapping[str, str],
     body: dict[str, Any],
     options: StreamOptions,
-    watch: AbortWatch,
+    signal: AbortSignal,
 ) -> httpx.Response:
     """Apply ``on_payload``, POST ``body`` and return the streaming response once its status is
     known to be a success.
 
     :raises StreamFailed: an HTTP error status (message ``"<status> <reason>: <provider message>"``)
         or a transport failure
-    :raises StreamAborted: the signal was set
+    :raises Aborted: the signal was set
     """
     if options.on_payload is not None:
-        replacement = await watch.run(options.on_payload(body))
+        replacement = await signal.guard(options.on_payload(body))
         if replacement is not None:
             body = replacement
     request = client.build_request(
         "POST", url, headers=dict(headers), content=encode_body(body), timeout=_timeout(options)
     )
     try:
-        response = await watch.run(client.send(request, stream=True))
+        response = await signal.guard(client.send(request, stream=True))
     except httpx.HTTPError as exc:
         raise StreamFailed(describe_transport_error(exc)) from exc
     try:
         if options.on_response is not None:
             result = options.on_response(response.status_code, dict(response.headers))
             if inspect.isawaitable(result):
-                await watch.run(result)
+                await signal.guard(result)
         if response.status_code >= 400:
-            raise await _http_error(response, watch)
+            raise await _http_error(response, signal)
     except BaseException:
         await response.aclose()
         raise
     return response
 
 
-async def iter_body(response: httpx.Response, watch: AbortWatch) -> AsyncGenerator[bytes, None]:
-    """The response body as it arrives, each read raced against the abort signal."""
+async def iter_body(response: httpx.Response, signal: AbortSignal) -> AsyncGenerator[bytes, None]:
+    """The response body as it arrives, each read inside the abort signal's scope."""
     chunks = response.aiter_bytes()
     try:
         while True:
             try:
-                chunk = await watch.run(chunks.__anext__())
+                chunk = await signal.guard(chunks.__anext__())
             except StopAsyncIteration:
                 return
             except httpx.HTTPError as exc:
@@ -184,7 +125,7 @@ async def iter_body(response: httpx.Response, watch: AbortWatch) -> AsyncGenerat
         await response.aclose()
 
 
-async def _http_error(response: httpx.Response, watch: AbortWatch) -> StreamFailed:
+async def _http_error(response: httpx.Response, signal: AbortSignal) -> StreamFailed:
     body = b""
     try:
         async for chunk in response.aiter_bytes():

@@ -1,47 +1,31 @@
-"""Provider-neutral types: models, the request context, stream options and stream events.
+"""Provider-neutral types: models, the request context and stream options.
 
-Messages and stream events are plain dicts shaped exactly like the reference's
-``AssistantMessage`` and ``AssistantMessageEvent`` (camelCase keys), because the stream is the hot
-path: a client yields one small dict per delta and never copies the message it is building. Every
-event's ``partial`` (and the final ``message``/``error``) is the *same* mutable
-:class:`~knightcode._session.messages.AssistantMessage` dict; a consumer that needs a snapshot
-copies it itself.
+Messages and stream events are plain dicts (:mod:`knightcode._types.messages`,
+:mod:`knightcode._types.stream`) shaped exactly like the reference's, because the stream is the hot
+path.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal
 
-from knightcode._session.messages import AssistantMessage, LlmMessage, ToolCall, Usage
+from knightcode._abort import AbortSignal
+from knightcode._types.messages import AssistantMessage, LlmMessage, ThinkingLevel, Usage
 
 __all__ = [
     "KNOWN_APIS",
-    "AssistantMessageEvent",
     "Context",
-    "DoneEvent",
-    "ErrorEvent",
     "Model",
     "ModelCost",
     "OnPayload",
     "OnResponse",
-    "StartEvent",
     "StreamFunction",
     "StreamOptions",
-    "TextDeltaEvent",
-    "TextEndEvent",
-    "TextStartEvent",
-    "ThinkingDeltaEvent",
-    "ThinkingEndEvent",
     "ThinkingLevel",
-    "ThinkingStartEvent",
     "Tool",
-    "ToolCallDeltaEvent",
-    "ToolCallEndEvent",
-    "ToolCallStartEvent",
     "calculate_cost",
     "new_assistant_message",
     "set_usage",
@@ -49,8 +33,6 @@ __all__ = [
 
 KNOWN_APIS = ("openai-completions", "anthropic-messages")
 """Wire protocols knightcode has a client for; plugins may serve others through ``stream``."""
-
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 @dataclass(frozen=True)
@@ -166,7 +148,7 @@ class StreamOptions:
     temperature: float | None = None
     reasoning: ThinkingLevel | None = None
     thinking_budgets: Mapping[str, int] | None = None
-    signal: asyncio.Event | None = None
+    signal: AbortSignal | None = None
     idle_timeout_ms: int | None = None
     connect_timeout_ms: int = 30000
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -174,109 +156,6 @@ class StreamOptions:
     on_response: OnResponse | None = None
     cache_retention: Literal["none", "short", "long"] = "short"
 
-
-# --- stream events (shapes of the reference's AssistantMessageEvent) ---
-
-
-class StartEvent(TypedDict):
-    type: Literal["start"]
-    partial: AssistantMessage
-
-
-class TextStartEvent(TypedDict):
-    type: Literal["text_start"]
-    contentIndex: int
-    partial: AssistantMessage
-
-
-class TextDeltaEvent(TypedDict):
-    type: Literal["text_delta"]
-    contentIndex: int
-    delta: str
-    partial: AssistantMessage
-
-
-class TextEndEvent(TypedDict):
-    type: Literal["text_end"]
-    contentIndex: int
-    content: str
-    partial: AssistantMessage
-
-
-class ThinkingStartEvent(TypedDict):
-    type: Literal["thinking_start"]
-    contentIndex: int
-    partial: AssistantMessage
-
-
-class ThinkingDeltaEvent(TypedDict):
-    type: Literal["thinking_delta"]
-    contentIndex: int
-    delta: str
-    partial: AssistantMessage
-
-
-class ThinkingEndEvent(TypedDict):
-    type: Literal["thinking_end"]
-    contentIndex: int
-    content: str
-    partial: AssistantMessage
-
-
-class ToolCallStartEvent(TypedDict):
-    type: Literal["toolcall_start"]
-    contentIndex: int
-    id: str
-    toolName: str
-    partial: AssistantMessage
-
-
-class ToolCallDeltaEvent(TypedDict):
-    type: Literal["toolcall_delta"]
-    contentIndex: int
-    delta: str
-    partial: AssistantMessage
-
-
-class ToolCallEndEvent(TypedDict):
-    type: Literal["toolcall_end"]
-    contentIndex: int
-    toolCall: ToolCall
-    partial: AssistantMessage
-
-
-class DoneEvent(TypedDict):
-    type: Literal["done"]
-    reason: Literal["stop", "length", "toolUse"]
-    message: AssistantMessage
-
-
-class ErrorEvent(TypedDict):
-    """The stream failed or was aborted; ``error`` is the message with ``errorMessage`` set.
-
-    ``retryAfterMs`` is present when the provider said how long to wait (``Retry-After``).
-    """
-
-    type: Literal["error"]
-    reason: Literal["error", "aborted"]
-    error: AssistantMessage
-    retryAfterMs: NotRequired[int]
-
-
-AssistantMessageEvent = (
-    StartEvent
-    | TextStartEvent
-    | TextDeltaEvent
-    | TextEndEvent
-    | ThinkingStartEvent
-    | ThinkingDeltaEvent
-    | ThinkingEndEvent
-    | ToolCallStartEvent
-    | ToolCallDeltaEvent
-    | ToolCallEndEvent
-    | DoneEvent
-    | ErrorEvent
-)
 
 StreamFunction = Callable[..., Any]
 """``stream(model, context, options) -> AsyncIterator[AssistantMessageEvent]``."""

@@ -9,10 +9,13 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knightcode._errors import UsageError
 from knightcode._tools.image_info import detect_image_mime
+
+if TYPE_CHECKING:
+    from knightcode._types.messages import ImageContent
 
 
 @dataclass
@@ -20,7 +23,7 @@ class Prompts:
     """The messages of a command line, with the ``@file`` attachments of the first one."""
 
     messages: list[str] = field(default_factory=list)
-    images: list[dict[str, Any]] = field(default_factory=list)
+    images: list[ImageContent] = field(default_factory=list)
 
 
 def split_arguments(arguments: list[str], cwd: Path) -> Prompts:

@@ -11,22 +11,20 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from knightcode._agent.retry import last_assistant
 from knightcode._modes.wire import RecordWriter
+from knightcode._session.messages import content_text
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
+    from knightcode._cli.main_command import RunRequest
     from knightcode._modes.attachments import Prompts
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
 
-
-def final_text(message: dict[str, Any] | None) -> str:
-    """The text blocks of an assistant message, joined."""
-    if not message:
-        return ""
-    return "".join(
-        block.get("text", "") for block in message.get("content", []) if block.get("type") == "text"
-    )
+__all__ = ["json_writer", "run_print", "run_print_session"]
 
 
 def json_writer(agent: AgentSession) -> RecordWriter:
@@ -63,24 +61,24 @@ async def run_print(
         if writer is not None:
             writer.flush()
         agent.session.sync()
-    last = next((m for m in reversed(agent.messages) if m.get("role") == "assistant"), None)
-    failed = interrupted or (last is not None and last.get("stopReason") in ("error", "aborted"))
+    last = last_assistant(agent.messages)
+    failed = interrupted or (last is not None and last["stopReason"] in ("error", "aborted"))
     if mode == "text":
-        if last is not None and last.get("stopReason") == "error":
-            print(
-                f"knightcode: error: {last.get('errorMessage') or 'the request failed'}",
-                file=sys.stderr,
-            )
+        if last is not None and last["stopReason"] == "error":
+            reason = last.get("errorMessage") or "the request failed"
+            print(f"knightcode: error: {reason}", file=sys.stderr)
         elif failed:
             print("knightcode: aborted", file=sys.stderr)
         else:
-            text = final_text(last)
+            text = content_text(last["content"]) if last is not None else ""
             sys.stdout.write(text + ("" if text.endswith("\n") else "\n"))
             sys.stdout.flush()
     return 1 if failed else 0
 
 
-async def run_print_session(request: Any, host: Any, plan: Any, prompts: Prompts) -> int:
+async def run_print_session(
+    request: RunRequest, host: PluginHost, plan: LoadPlan, prompts: Prompts
+) -> int:
     """Build the agent for a print/JSON run, run it, and shut the plugins down cleanly."""
     from knightcode._modes.setup import build_agent
 
@@ -88,12 +86,14 @@ async def run_print_session(request: Any, host: Any, plan: Any, prompts: Prompts
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
     writer = json_writer(agent) if request.mode == "json" else None
-    await host.emit("session_start", reason="startup", previous_session_file=None)
+    await host.hooks.session_start(reason="startup", previous_session_file=None)
     try:
         return await run_print(agent, prompts, request.mode, writer)
     finally:
         if writer is not None:
             writer.flush()
-        await host.emit("session_shutdown", reason="quit", target_session_file=None)
+        await host.hooks.session_shutdown(reason="quit", target_session_file=None)
+        if host.context is not None:
+            await host.context.aclose()
         agent.session.close()
-        await agent.models.aclose()
+        await agent.model_registry.aclose()

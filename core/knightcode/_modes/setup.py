@@ -9,9 +9,10 @@ prompt (SYSTEM.md, APPEND_SYSTEM.md, context files, ``--system-prompt``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._types.messages import thinking_level_of
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.definitions import ToolDefinition
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
+    from knightcode._session.context import ModelRef
     from knightcode._session.manager import SessionManager
 
 NO_MODEL = (
@@ -53,34 +55,33 @@ def open_session(
     return SessionManager.create(cwd, session_dir)
 
 
-def choose_model(
+async def choose_model(
     request: RunRequest,
     registry: ModelRegistry,
-    session: SessionManager,
+    recorded: ModelRef | None,
     settings: Settings,
     agent_dir: Path,
 ) -> Model:
-    """The model: ``--model``/``--provider``, else the session's, else settings, else the first
-    model whose provider has a key.
+    """The model: ``--model``/``--provider``, else the session's (``recorded``), else settings,
+    else the first model whose provider has a key.
     """
     if request.model:
-        return registry.resolve(request.model, request.provider)
+        return await registry.resolve(request.model, request.provider)
     if request.provider:
         if request.provider not in registry.providers:
             raise UsageError(
                 f"unknown provider {request.provider!r}; known: {', '.join(registry.providers)}"
             )
-        chosen = registry.default_model(request.provider, None)
+        chosen = await registry.default_model(request.provider, None)
         if chosen is None or chosen.provider != request.provider:
             raise ConfigError(f"provider {request.provider!r} has no models")
         return chosen
-    recorded = session.build_context().model
     if recorded is not None:
-        found = registry.find(recorded.provider, recorded.model_id)
+        found = await registry.find(recorded.provider, recorded.model_id)
         if found is not None:
             return found
     model = settings.model
-    chosen = registry.default_model(model.default_provider, model.default_model)
+    chosen = await registry.default_model(model.default_provider, model.default_model)
     if chosen is None:
         raise ConfigError(NO_MODEL.format(models=agent_dir / "models.json"))
     return chosen
@@ -155,17 +156,14 @@ def system_prompt(
     )
 
 
-async def build_agent(
-    request: RunRequest, host: PluginHost, plan: LoadPlan
-) -> AgentSession:
+async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> AgentSession:
     """Everything a run needs, assembled; see the module docstring."""
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
-    from knightcode._agent.tool_context import ToolCallContext
     from knightcode._llm.registry import ModelRegistry
     from knightcode._tools import LocalBackend
 
-    assert host.options is not None
+    assert host.options is not None and host.context is not None
     cwd, agent_dir = host.options.cwd, host.options.agent_dir
     settings = plan.settings
     model_settings = settings.model
@@ -177,32 +175,18 @@ async def build_agent(
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
+    host.context.bind_models(registry)
     session = open_session(request, cwd, agent_dir, settings)
-    model = choose_model(request, registry, session, settings, agent_dir)
+    # The context is built once here: on a long session it is the costliest step of start-up.
+    context = session.build_context()
+    model = await choose_model(request, registry, context.model, settings, agent_dir)
     tools = choose_tools(request, host, settings)
-    backend: Any = await host.emit("execution_backend") or LocalBackend(cwd)
+    backend = await host.hooks.execution_backend() or LocalBackend(cwd)
+    recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
     thinking = (
-        request.thinking
-        or _session_thinking(session)
-        or model_settings.default_thinking_level
-        or "off"
+        request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
     )
     retry = model_settings.retry
-
-    def tool_context(call_id: str, signal: Any) -> ToolCallContext:
-        return ToolCallContext(
-            cwd=cwd,
-            backend=backend,
-            signal=signal,
-            shell_path=model_settings.shell_path,
-            shell_command_prefix=model_settings.shell_command_prefix,
-            agent_dir=agent_dir,
-            tool_call_id=call_id,
-            extension=host.context,
-        )
-
-    if host.context is not None:
-        host.context.extras.update({"backend": backend, "model_registry": registry})
     agent = AgentSession(
         AgentSessionOptions(
             cwd=cwd,
@@ -212,8 +196,10 @@ async def build_agent(
             model=model,
             tools=tools,
             system_prompt=system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools),
-            host=host,
-            tool_context=tool_context,
+            backend=backend,
+            hooks=host.hooks,
+            hook_context=host.context,
+            context=context,
             thinking_level=thinking,
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
@@ -223,18 +209,11 @@ async def build_agent(
             tool_timeout_ms=model_settings.tool_timeout_ms,
             idle_timeout_ms=model_settings.http_idle_timeout_ms,
             auto_compaction=model_settings.compaction.enabled,
+            shell_path=model_settings.shell_path,
+            shell_command_prefix=model_settings.shell_command_prefix,
         )
     )
-    if host.context is not None:
-        host.context.extras.update(
-            {
-                "session": agent.session,
-                "agent": agent,
-                "append_entry": agent.append_entry,
-                "set_session_name": agent.set_session_name,
-                "abort": agent.abort,
-            }
-        )
+    host.context.bind_session(agent, backend)
     return agent
 
 
@@ -244,9 +223,3 @@ def _one_line(tool: ToolDefinition) -> str:
         return tool.prompt_snippet
     lines = tool.description.strip().splitlines()
     return lines[0] if lines else tool.name
-
-
-def _session_thinking(session: SessionManager) -> str | None:
-    if not session.get_entries():
-        return None
-    return session.build_context().thinking_level

@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from knightcode._types.events import SessionEvent
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -72,9 +75,9 @@ class RecordWriter:
         else:
             self.flush()
 
-    def write_event(self, event: dict[str, Any]) -> None:
+    def write_event(self, event: SessionEvent) -> None:
         """Write a session event in its wire form."""
-        self.write(to_wire(event))
+        self.write(to_wire(cast(dict[str, Any], event)))
 
     def flush(self) -> None:
         self._scheduled = False

@@ -1,98 +1,345 @@
-"""The ``ctx`` object every event hook receives.
+"""The ``ctx`` every hook handler receives: :class:`HookContext`.
 
-It is the plugin's window onto the running knightcode: where it runs, its settings, the user
-interface (a headless one in print and JSON modes, RPC requests in RPC mode, the terminal in
-interactive mode). Later subsystems add to it (the session, the model registry, abort …); plugins
-should only use the attributes documented in ``docs/plugin-hooks.md``.
+The context is created once, with the plugin host (:func:`create_hook_context`), before any
+session exists; the kernel then binds what appears later through two methods only — the running
+session (:meth:`HookContext.bind_session`) and the user interface of the mode
+(:meth:`HookContext.bind_ui`). Plugins read it; they never assign to it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from knightcode._errors import KnightcodeError
 
 if TYPE_CHECKING:
+    from knightcode._abort import AbortSignal
     from knightcode._config.loading import Settings
-    from knightcode._plugins.host import PluginHost
+    from knightcode._llm.registry import ModelRegistry
+    from knightcode._plugins.handles import AgentHandle, SessionView
+    from knightcode._plugins.hooks import Hooks
+    from knightcode._tools.backend import ExecutionBackend
+
+__all__ = [
+    "ExtensionUI",
+    "FlagValue",
+    "FlagValues",
+    "HeadlessUI",
+    "HookContext",
+    "NoSessionError",
+    "NotifyLevel",
+]
+
+_T = TypeVar("_T")
+
+NotifyLevel = Literal["info", "warning", "error"]
+FlagValue = str | bool | None
+"""A plugin flag's value: a switch is a bool, a flag taking a value a string (None: not given
+and no default)."""
 
 
 class ExtensionUI(Protocol):
-    """Dialogs and notices a plugin can ask for; every method is awaitable."""
-
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None
-    ) -> str | None: ...
-
-    async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool: ...
-
-    async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
-    ) -> str | None: ...
-
-    async def editor(self, title: str, prefill: str = "") -> str | None: ...
-
-    def notify(self, message: str, level: str = "info") -> None: ...
-
-    def set_status(self, key: str, text: str | None) -> None: ...
-
-
-class HeadlessUI:
-    """The UI when nobody can answer: dialogs resolve to their documented defaults at once
-    (``None`` for a choice or text, ``False`` for a confirmation) and notices go to stderr.
+    """Dialogs and notices a plugin can ask for. Dialogs are awaitable and return their default
+    (None, or False for ``confirm``) when nobody can answer or the timeout (seconds) passes.
     """
 
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None
     ) -> str | None:
+        """Pick one of ``options``."""
+        ...
+
+    async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
+        """Yes or no."""
+        ...
+
+    async def input(
+        self, title: str, placeholder: str = "", *, timeout: float | None = None
+    ) -> str | None:
+        """One line of text."""
+        ...
+
+    async def editor(self, title: str, prefill: str = "") -> str | None:
+        """Several lines of text."""
+        ...
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        """A notice; it does not wait for anyone."""
+        ...
+
+    def set_status(self, key: str, text: str | None) -> None:
+        """A status-line entry under ``key`` (None removes it)."""
+        ...
+
+    def set_widget(self, key: str, lines: Sequence[str] | None) -> None:
+        """Lines of text shown under ``key`` (None removes them)."""
+        ...
+
+    def set_title(self, title: str) -> None:
+        """The window or terminal title."""
+        ...
+
+    def set_editor_text(self, text: str) -> None:
+        """Put ``text`` into the input editor."""
+        ...
+
+
+class HeadlessUI:
+    """The UI when nobody can answer (print and JSON modes): dialogs resolve to their defaults at
+    once and notices go to stderr — stdout belongs to the answer or the JSON stream.
+    """
+
+    async def select(
+        self, title: str, options: Sequence[str], *, timeout: float | None = None
+    ) -> str | None:
+        """No choice: None."""
         return None
 
     async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
+        """No confirmation: False."""
         return False
 
     async def input(
         self, title: str, placeholder: str = "", *, timeout: float | None = None
     ) -> str | None:
+        """No text: None."""
         return None
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
+        """No text: None."""
         return None
 
-    def notify(self, message: str, level: str = "info") -> None:
-        # stdout belongs to the JSON/RPC stream; people read stderr.
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        """``<level>: <message>`` on stderr."""
         print(f"{level}: {message}", file=sys.stderr)
 
     def set_status(self, key: str, text: str | None) -> None:
-        return None
+        """Nothing to show it on."""
+
+    def set_widget(self, key: str, lines: Sequence[str] | None) -> None:
+        """Nothing to show it on."""
+
+    def set_title(self, title: str) -> None:
+        """Nothing to show it on."""
+
+    def set_editor_text(self, text: str) -> None:
+        """There is no editor."""
 
 
-@dataclass
-class ExtensionContext:
-    """What a hook handler can see of knightcode.
-
-    :param cwd: the working directory of the session
-    :param agent_dir: the agent directory (``~/.knightcode/_agent`` unless overridden)
-    :param host: the plugin host (flags: ``ctx.host.flag_value("name")``)
-    :param settings: the merged settings (``None`` before they are loaded)
-    :param ui: dialogs and notices, see :class:`ExtensionUI`
-    :param has_ui: whether a person can answer dialogs
-    :param extras: attributes added by later subsystems, reachable as ``ctx.<name>``
+class NoSessionError(KnightcodeError):
+    """A plugin asked for the session (``ctx.append_entry`` …) while none is running, e.g. from
+    ``knightcode config`` or before start-up finished.
     """
 
-    cwd: Path
-    agent_dir: Path
-    host: PluginHost | None = None
-    settings: Settings | None = None
-    ui: ExtensionUI = field(default_factory=HeadlessUI)
-    has_ui: bool = False
-    extras: dict[str, Any] = field(default_factory=dict)
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names that are not fields: look them up among the extras so
-        # subsystems can attach e.g. ``ctx.session`` without the kernel knowing them.
-        extras = self.__dict__.get("extras", {})
-        if name in extras:
-            return extras[name]
-        raise AttributeError(name)
+class FlagValues(Mapping[str, FlagValue]):
+    """The plugin flags of this command line by name (``ctx.flags["plan-mode"]``): the value given,
+    else the flag's default. Only registered flags are keys.
+    """
+
+    def __init__(
+        self,
+        registered: Callable[[], Mapping[str, FlagValue]],
+        given: Mapping[str, FlagValue],
+    ) -> None:
+        self._registered = registered  # name -> default, read live (plugins may reload)
+        self._given = given
+
+    def __getitem__(self, name: str) -> FlagValue:
+        defaults = self._registered()
+        if name not in defaults:
+            raise KeyError(name)
+        return self._given.get(name, defaults[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._registered())
+
+    def __len__(self) -> int:
+        return len(self._registered())
+
+
+class HookContext:
+    """What a hook handler can see and use of the running knightcode.
+
+    Always there: :attr:`cwd`, :attr:`agent_dir`, :attr:`settings`, :attr:`flags`,
+    :attr:`ui`/:attr:`has_ui`, :attr:`hooks`. From start-up on: :attr:`model_registry`. While a
+    session runs (in every mode): :attr:`agent`, :attr:`session`, :attr:`backend`,
+    :attr:`signal`; before that they are None.
+    """
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        agent_dir: Path,
+        settings: Settings,
+        flags: FlagValues,
+        hooks: Hooks,
+    ) -> None:
+        self._cwd = cwd
+        self._agent_dir = agent_dir
+        self._settings = settings
+        self._flags = flags
+        self._hooks = hooks
+        self._ui: ExtensionUI = HeadlessUI()
+        self._has_ui = False
+        self._agent: AgentHandle | None = None
+        self._models: ModelRegistry | None = None
+        self._backend: ExecutionBackend | None = None
+        self._shutdown: Callable[[], None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def __repr__(self) -> str:
+        return f"<HookContext cwd={str(self._cwd)!r} has_ui={self._has_ui}>"
+
+    # --- always there ---------------------------------------------------------------------
+
+    @property
+    def cwd(self) -> Path:
+        """The working directory of the session (the project)."""
+        return self._cwd
+
+    @property
+    def agent_dir(self) -> Path:
+        """The agent directory (``~/.knightcode/agent`` unless ``KNIGHTCODE_CODING_AGENT_DIR``)."""
+        return self._agent_dir
+
+    @property
+    def settings(self) -> Settings:
+        """The merged settings (the trusted project's over the user's)."""
+        return self._settings
+
+    @property
+    def flags(self) -> FlagValues:
+        """Plugin flags of this command line: ``ctx.flags["name"]`` (see ``register_flags``)."""
+        return self._flags
+
+    @property
+    def ui(self) -> ExtensionUI:
+        """Dialogs and notices (RPC requests in RPC mode, stderr in print and JSON modes)."""
+        return self._ui
+
+    @property
+    def has_ui(self) -> bool:
+        """Whether a person (or an RPC client) can answer dialogs."""
+        return self._has_ui
+
+    @property
+    def hooks(self) -> Hooks:
+        """Fire hooks for the other plugins (the compaction plugin fires
+        ``session_before_compact`` …): one typed method per hook.
+        """
+        return self._hooks
+
+    # --- while a session runs -------------------------------------------------------------
+
+    @property
+    def agent(self) -> AgentHandle | None:
+        """The running agent session (model, messages, abort, compaction …)."""
+        return self._agent
+
+    @property
+    def session(self) -> SessionView | None:
+        """The current session file, read-only."""
+        return self._agent.session if self._agent is not None else None
+
+    @property
+    def model_registry(self) -> ModelRegistry | None:
+        """Providers, models and keys; classifiers (there from start-up, before the session)."""
+        return self._models
+
+    @property
+    def backend(self) -> ExecutionBackend | None:
+        """The execution backend every tool uses (files and processes)."""
+        return self._backend
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The abort signal of the current run."""
+        return self._agent.signal if self._agent is not None else None
+
+    def _require_agent(self, what: str) -> AgentHandle:
+        if self._agent is None:
+            raise NoSessionError(f"{what} needs a running session")
+        return self._agent
+
+    def abort(self) -> None:
+        """Abort the current run (nothing happens when none is running)."""
+        if self._agent is not None:
+            self._agent.abort()
+
+    def append_entry(self, custom_type: str, data: object = None) -> str:
+        """Keep plugin state in the session as a ``custom`` entry (never sent to the model);
+        emits ``entry_appended``. Returns the entry id.
+
+        :raises NoSessionError: no session is running
+        """
+        return self._require_agent("append_entry").append_entry(custom_type, data)
+
+    def set_session_name(self, name: str | None) -> None:
+        """Name the session (emits ``session_info_changed``).
+
+        :raises NoSessionError: no session is running
+        """
+        self._require_agent("set_session_name").set_session_name(name)
+
+    def shutdown(self) -> None:
+        """Ask knightcode to exit once the current run has settled (RPC and interactive
+        modes; a one-shot ``-p`` run ends by itself).
+        """
+        if self._shutdown is not None:
+            self._shutdown()
+
+    def spawn(self, work: Coroutine[object, object, _T]) -> asyncio.Task[_T]:
+        """Run ``work`` in the background, owned by knightcode: it is cancelled when the
+        session ends, and a failure is reported instead of being lost.
+        """
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[_T]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            print(
+                f"knightcode: background task failed: {type(error).__name__}: {error}",
+                file=sys.stderr,
+            )
+
+    # --- binding (the kernel only) ----------------------------------------------------------
+
+    def bind_models(self, registry: ModelRegistry) -> None:
+        """The model registry exists (the kernel calls this first, while building a session)."""
+        self._models = registry
+
+    def bind_session(self, agent: AgentHandle, backend: ExecutionBackend) -> None:
+        """The session is running (the kernel calls this once the agent is built)."""
+        self._agent = agent
+        self._models = agent.model_registry
+        self._backend = backend
+
+    def bind_ui(
+        self, ui: ExtensionUI, *, has_ui: bool, shutdown: Callable[[], None] | None = None
+    ) -> None:
+        """The mode's user interface (RPC dialogs, the terminal)."""
+        self._ui = ui
+        self._has_ui = has_ui
+        self._shutdown = shutdown
+
+    def reload_settings(self, settings: Settings) -> None:
+        """The settings were read again (plugin reload)."""
+        self._settings = settings
+
+    async def aclose(self) -> None:
+        """Cancel the background tasks and wait for them (the session is ending)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)

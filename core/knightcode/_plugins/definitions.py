@@ -13,17 +13,68 @@ warnings can name it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from knightcode._llm.classify import Classification, ClassifyRequest
     from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
-    from knightcode._llm.types import Model
-    from knightcode._plugins.context import ExtensionContext
+    from knightcode._llm.types import Context, Model, StreamOptions
+    from knightcode._plugins.context import FlagValue, HookContext
+    from knightcode._tools.context import ToolContext
+    from knightcode._types.messages import ToolResult
 
-    Classifier = Callable[[Model, ClassifyRequest, ProviderAccess], Awaitable[Classification]]
+__all__ = [
+    "CommandDefinition",
+    "CommandHandler",
+    "FlagDefinition",
+    "OnUpdate",
+    "ProviderDefinition",
+    "ShortcutDefinition",
+    "ToolDefinition",
+    "ToolExecute",
+]
+
+OnUpdate = Callable[["ToolResult"], object]
+"""``on_update(partial_result)``: a tool reports a partial result."""
+
+
+class ToolExecute(Protocol):
+    """``execute(tool_call_id, args, ctx, on_update)``: run one call of a tool, plain or
+    ``async``. ``args`` are valid against the tool's ``parameters``; ``on_update(partial)``
+    reports a partial result (e.g. output so far); the return value is the result.
+    """
+
+    def __call__(
+        self,
+        tool_call_id: str,
+        args: dict[str, object],
+        ctx: ToolContext,
+        on_update: Callable[[ToolResult], object],
+        /,
+    ) -> ToolResult | Awaitable[ToolResult]: ...
+
+
+class CommandHandler(Protocol):
+    """``handler(args, ctx)``: a slash command, plain or ``async``; ``args`` is the text after
+    the command name. What it returns is shown where the mode shows command output.
+    """
+
+    def __call__(self, args: str, ctx: HookContext, /) -> object: ...
+
+
+class ProviderStream(Protocol):
+    """``stream(model, context, options)``: the provider's events for one request (an async
+    iterator, or an awaitable of one), ending with ``done`` or ``error``.
+    """
+
+    def __call__(self, model: Model, context: Context, options: StreamOptions, /) -> object: ...
+
+
+Classifier = Callable[["Model", "ClassifyRequest", "ProviderAccess"], Awaitable["Classification"]]
+ModelDescription = Mapping[str, object]
+"""One model of a provider, in ``models.json``'s shape (``id``, ``name``, ``contextWindow`` …)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +87,7 @@ class CommandDefinition:
     """
 
     name: str
-    handler: Callable[..., Any]
+    handler: CommandHandler
     description: str = ""
 
 
@@ -52,7 +103,7 @@ class FlagDefinition:
 
     name: str
     type: Literal["boolean", "string"] = "boolean"
-    default: Any = None
+    default: FlagValue = None
     description: str = ""
 
 
@@ -66,7 +117,7 @@ class ShortcutDefinition:
     """
 
     key: str
-    handler: Callable[..., Any]
+    handler: Callable[[HookContext], object]
     description: str = ""
 
 
@@ -90,13 +141,13 @@ class ToolDefinition:
 
     name: str
     description: str
-    parameters: dict[str, Any]
-    execute: Callable[..., Any]
+    parameters: Mapping[str, object]
+    execute: ToolExecute
     label: str | None = None
     execution_mode: Literal["parallel", "sequential"] = "parallel"
     prompt_snippet: str | None = None
     prompt_guidelines: tuple[str, ...] = ()
-    prepare_arguments: Callable[[Any], Any] | None = None
+    prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None
 
 
 @dataclass(frozen=True)
@@ -130,14 +181,14 @@ class ProviderDefinition:
     api_key: str | None = None
     env_keys: tuple[str, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
-    models: list[dict[str, Any]] = field(default_factory=list)
-    stream: Callable[..., Any] | None = None
+    models: list[ModelDescription] = field(default_factory=list)
+    stream: ProviderStream | None = None
     discover: Callable[[ProviderAccess], Awaitable[DiscoveredModels]] | None = None
     classify: Classifier | None = None
-    login: Callable[[ExtensionContext], Awaitable[None] | None] | None = None
+    login: Callable[[HookContext], Awaitable[None] | None] | None = None
 
 
-REGISTRATION_KINDS: dict[str, type[Any]] = {
+REGISTRATION_KINDS: dict[str, type[object]] = {
     "register_tools": ToolDefinition,
     "register_commands": CommandDefinition,
     "register_providers": ProviderDefinition,
@@ -147,6 +198,8 @@ REGISTRATION_KINDS: dict[str, type[Any]] = {
 """Registration hook name -> the definition type its callback builds."""
 
 
-def key_of(definition: Any) -> str:
+def key_of(definition: object) -> str:
     """The name a definition is deduplicated by (``key`` for shortcuts, ``name`` otherwise)."""
-    return str(definition.key if isinstance(definition, ShortcutDefinition) else definition.name)
+    if isinstance(definition, ShortcutDefinition):
+        return definition.key
+    return str(getattr(definition, "name"))  # noqa: B009 - every other definition has a name

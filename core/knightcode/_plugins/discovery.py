@@ -16,7 +16,7 @@ from typing import Any
 from knightcode._plugins.records import PluginKind
 
 BUILTIN_GROUP = "knightcode.builtins"
-PACKAGE_GROUP = "knightcode._plugins"
+PACKAGE_GROUP = "knightcode.plugins"
 
 KNOWN_BUILTINS: tuple[str, ...] = ("compaction", "llama.cpp", "web-tools", "gondolin")
 """Every built-in the product has or will have; blocking one of these never warns."""

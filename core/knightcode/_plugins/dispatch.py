@@ -1,9 +1,11 @@
-"""The async event dispatcher: calls hook implementations in load order and combines results.
+"""Calling a hook's implementations in load order and combining their results by its rule.
 
-Each rule of :class:`knightcode._plugins.combine.Rule` is one small function below. A handler may
-be a plain function or ``async def``; its result is awaited when it is awaitable. Handlers that
-raise are reported through ``report`` and skipped, except under ``FIRST_BLOCK`` (``tool_call``),
-where the exception propagates because a failing guard must block the tool, not wave it through.
+Each rule of :class:`~knightcode._plugins.combine.Rule` is one function below, typed by the result
+it combines. A handler may be a plain function or ``async def``. What it returns is checked by the
+hook's parser (:mod:`knightcode._plugins.results`): a wrong shape is reported as an extension
+error naming the plugin and the hook, and counts as no answer. A handler that raises is reported
+and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception propagates,
+because a failing guard must block the tool, not wave it through.
 """
 
 from __future__ import annotations
@@ -11,14 +13,31 @@ from __future__ import annotations
 import inspect
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
-from knightcode._plugins.combine import HookRule, Rule
+from knightcode._plugins.results import (
+    UNCHANGED,
+    AgentStartChanges,
+    Cancel,
+    Handled,
+    PluginMessage,
+    ToolResultPatch,
+    Transform,
+    WrongResult,
+    parse_agent_start,
+    parse_input,
+    parse_patch,
+)
+
+_R = TypeVar("_R")
+_V = TypeVar("_V")
 
 Reporter = Callable[[str, str, BaseException], None]
 """``report(plugin_name, hook_name, exception)``"""
+
+Parser = Callable[[object], "_R | None"]
 
 
 @dataclass(frozen=True)
@@ -26,268 +45,205 @@ class Handler:
     """One hook implementation, ready to call: which plugin owns it and which arguments it takes."""
 
     plugin_name: str
-    function: Callable[..., Any]
+    function: Callable[..., object]
     argnames: tuple[str, ...]
 
 
-async def _call(handler: Handler, hook: str, kwargs: Mapping[str, Any], trace: bool) -> Any:
-    started = time.perf_counter() if trace else 0.0
-    result = handler.function(*[kwargs[name] for name in handler.argnames])
+@dataclass(frozen=True)
+class Call:
+    """One firing of a hook: its name, the handlers in call order, the arguments by name, and
+    where failures go.
+    """
+
+    hook: str
+    handlers: Sequence[Handler]
+    kwargs: dict[str, object]
+    report: Reporter
+    trace: bool = False
+
+
+class ResultError(Exception):
+    """A handler returned a value of the wrong shape (wraps :class:`WrongResult` with the value)."""
+
+    def __init__(self, value: object, problem: WrongResult) -> None:
+        shown = repr(value)
+        shown = shown if len(shown) <= 200 else shown[:197] + "..."
+        super().__init__(f"returned {shown}: {problem}")
+
+
+async def _invoke(call: Call, handler: Handler) -> object:
+    started = time.perf_counter() if call.trace else 0.0
+    result = handler.function(*[call.kwargs[name] for name in handler.argnames])
     if inspect.isawaitable(result):
         result = await result
-    if trace:
+    if call.trace:
         elapsed = (time.perf_counter() - started) * 1000
         shown = repr(result)
         shown = shown if len(shown) <= 120 else shown[:117] + "..."
         print(
-            f"knightcode trace: {hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
+            f"knightcode trace: {call.hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
             file=sys.stderr,
         )
     return result
 
 
-async def dispatch(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool = False,
-) -> Any:
-    """Run ``handlers`` for ``hook`` with ``kwargs`` and combine their results by ``rule``."""
-    if trace:
-        print(
-            f"knightcode trace: {hook} ({len(handlers)} handler(s), rule {rule.rule.value})",
-            file=sys.stderr,
-        )
-    combiner = _COMBINERS[rule.rule]
-    return await combiner(hook, rule, handlers, kwargs, report, trace)
-
-
-async def _isolated(
-    handler: Handler, hook: str, kwargs: Mapping[str, Any], report: Reporter, trace: bool
-) -> tuple[bool, Any]:
-    """Call one handler; a raise is reported and turns into ``(False, None)``."""
+def _parsed(value: object, parse: Parser[_R]) -> _R | None:
     try:
-        return True, await _call(handler, hook, kwargs, trace)
+        return parse(value)
+    except WrongResult as problem:
+        raise ResultError(value, problem) from None
+
+
+async def _isolated(call: Call, handler: Handler, parse: Parser[_R]) -> _R | None:
+    """Call one handler and check its result; a raise or a wrong shape is reported and turns
+    into None.
+    """
+    try:
+        return _parsed(await _invoke(call, handler), parse)
     except Exception as error:
-        report(handler.plugin_name, hook, error)
-        return False, None
+        call.report(handler.plugin_name, call.hook, error)
+        return None
 
 
-async def _notify(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> None:
-    for handler in handlers:
-        await _isolated(handler, hook, kwargs, report, trace)
-    return None
+def _ignore(value: object) -> None:
+    from knightcode._plugins.results import parse_nothing
+
+    parse_nothing(value)
 
 
-async def _cancel_or_last(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> Any:
-    kept = None
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if not ok or not result:
-            continue
-        if isinstance(result, Mapping) and result.get("cancel"):
+async def notify(call: Call) -> None:
+    """NOTIFY: every handler runs; results are ignored (a non-None one is reported)."""
+    for handler in call.handlers:
+        await _isolated(call, handler, _ignore)
+
+
+async def cancel_or_last(call: Call, parse: Parser[_R]) -> _R | None:
+    """CANCEL_OR_LAST: the first :class:`Cancel` wins at once; otherwise the last answer."""
+    kept: _R | None = None
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse)
+        if isinstance(result, Cancel):
             return result
-        kept = result
-    return kept
-
-
-async def _first_block(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> Any:
-    for handler in handlers:
-        result = await _call(handler, hook, kwargs, trace)
-        if isinstance(result, Mapping) and result.get("block"):
-            return result
-    return None
-
-
-PATCH_FIELDS = ("content", "details", "is_error")
-
-
-async def _patch_chain(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> dict[str, Any] | None:
-    patched = False
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if not ok or not isinstance(result, Mapping):
-            continue
-        for field in PATCH_FIELDS:
-            if field in result:
-                kwargs[field] = result[field]
-                patched = True
-    return {field: kwargs[field] for field in PATCH_FIELDS} if patched else None
-
-
-async def _transform_chain(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> Any:
-    assert rule.chained is not None
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if ok and result is not None:
-            kwargs[rule.chained] = result
-    return kwargs[rule.chained]
-
-
-async def _collect_and_chain(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> dict[str, Any]:
-    chained = rule.chained or "system_prompt"
-    messages: list[Any] = []
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if not ok or not isinstance(result, Mapping):
-            continue
-        if result.get("message") is not None:
-            messages.append(result["message"])
-        if result.get(chained) is not None:
-            kwargs[chained] = result[chained]
-    return {"messages": messages, chained: kwargs[chained]}
-
-
-async def _first_result(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> Any:
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if ok and result is not None:
-            return result
-    return None
-
-
-async def _input_chain(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> dict[str, Any]:
-    transformed = False
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if not ok or not isinstance(result, Mapping):
-            continue
-        action = result.get("action", "continue")
-        if action == "handled":
-            return {"action": "handled"}
-        if action == "transform":
-            transformed = True
-            kwargs["text"] = result.get("text", kwargs["text"])
-            if "images" in result:
-                kwargs["images"] = result["images"]
-    return {
-        "action": "transform" if transformed else "continue",
-        "text": kwargs["text"],
-        "images": kwargs["images"],
-    }
-
-
-async def _collect(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> dict[str, list[Any]]:
-    collected: dict[str, list[Any]] = {}
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if not ok or not isinstance(result, Mapping):
-            continue
-        for key, value in result.items():
-            bucket = collected.setdefault(key, [])
-            if isinstance(value, (list, tuple)):
-                bucket.extend(value)
-            elif value is not None:
-                bucket.append(value)
-    return collected
-
-
-async def _last_result(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> Any:
-    kept = None
-    for handler in handlers:
-        ok, result = await _isolated(handler, hook, kwargs, report, trace)
-        if ok and result is not None:
+        if result is not None:
             kept = result
     return kept
 
 
-async def _register(
-    hook: str,
-    rule: HookRule,
-    handlers: Sequence[Handler],
-    kwargs: dict[str, Any],
-    report: Reporter,
-    trace: bool,
-) -> None:
-    raise TypeError(f"{hook} is a registration hook; the host calls it when a plugin loads")
+async def first_block(call: Call, parse: Parser[_R]) -> _R | None:
+    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape) propagates."""
+    for handler in call.handlers:
+        result = _parsed(await _invoke(call, handler), parse)
+        if result is not None:
+            return result
+    return None
 
 
-Combiner = Callable[
-    [str, HookRule, Sequence[Handler], dict[str, Any], Reporter, bool], Awaitable[Any]
-]
+async def first_result(call: Call, parse: Parser[_R]) -> _R | None:
+    """FIRST_RESULT: the first answer wins."""
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse)
+        if result is not None:
+            return result
+    return None
 
-_COMBINERS: dict[Rule, Combiner] = {
-    Rule.NOTIFY: _notify,
-    Rule.CANCEL_OR_LAST: _cancel_or_last,
-    Rule.FIRST_BLOCK: _first_block,
-    Rule.PATCH_CHAIN: _patch_chain,
-    Rule.TRANSFORM_CHAIN: _transform_chain,
-    Rule.COLLECT_AND_CHAIN: _collect_and_chain,
-    Rule.FIRST_RESULT: _first_result,
-    Rule.INPUT_CHAIN: _input_chain,
-    Rule.COLLECT: _collect,
-    Rule.LAST_RESULT: _last_result,
-    Rule.REGISTER: _register,
-}
+
+async def last_result(call: Call, parse: Parser[_R]) -> _R | None:
+    """LAST_RESULT: the last answer wins, so a later-loaded plugin overrides an earlier one."""
+    kept: _R | None = None
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse)
+        if result is not None:
+            kept = result
+    return kept
+
+
+async def transform_chain(call: Call, chained: str, parse: Parser[_V]) -> _V:
+    """TRANSFORM_CHAIN: each answer replaces the ``chained`` argument for the next handler;
+    the final value is the result.
+    """
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse)
+        if result is not None:
+            call.kwargs[chained] = result
+    return call.kwargs[chained]  # type: ignore[return-value]
+
+
+async def patch_chain(call: Call) -> ToolResultPatch | None:
+    """PATCH_CHAIN: patches apply field by field; each handler sees the patched values. The
+    result is the combined patch (None when nobody patched).
+    """
+    patched = False
+    for handler in call.handlers:
+        patch = await _isolated(call, handler, parse_patch)
+        if patch is None:
+            continue
+        for field in ("content", "details", "is_error"):
+            value = getattr(patch, field)
+            if value is not UNCHANGED:
+                call.kwargs[field] = value
+                patched = True
+    if not patched:
+        return None
+    return ToolResultPatch(
+        call.kwargs["content"],  # type: ignore[arg-type]
+        call.kwargs["details"],
+        call.kwargs["is_error"],  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True)
+class AgentStartOutcome:
+    """``before_agent_start`` combined: every handler's message, and the final system prompt."""
+
+    messages: list[PluginMessage]
+    system_prompt: str
+
+
+async def collect_and_chain(call: Call) -> AgentStartOutcome:
+    """COLLECT_AND_CHAIN: messages collected in load order, ``system_prompt`` chained."""
+    messages: list[PluginMessage] = []
+    for handler in call.handlers:
+        changes = await _isolated(call, handler, parse_agent_start)
+        if not isinstance(changes, AgentStartChanges):
+            continue
+        if changes.message is not None:
+            messages.append(changes.message)
+        if changes.system_prompt is not None:
+            call.kwargs["system_prompt"] = changes.system_prompt
+    return AgentStartOutcome(messages, str(call.kwargs["system_prompt"]))
+
+
+@dataclass(frozen=True)
+class InputOutcome:
+    """``input`` combined: ``handled`` (stop here) or the (possibly transformed) input."""
+
+    handled: bool
+    text: str
+    images: list[object]
+
+
+async def input_chain(call: Call) -> InputOutcome:
+    """INPUT_CHAIN: transforms chain (text and images); the first :class:`Handled` stops."""
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse_input)
+        if isinstance(result, Handled):
+            return InputOutcome(True, str(call.kwargs["text"]), list(_list(call.kwargs["images"])))
+        if isinstance(result, Transform):
+            call.kwargs["text"] = result.text
+            if result.images is not None:
+                call.kwargs["images"] = list(result.images)
+    return InputOutcome(False, str(call.kwargs["text"]), list(_list(call.kwargs["images"])))
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+async def collect(call: Call, parse: Parser[_R]) -> list[_R]:
+    """COLLECT: every handler's answer, in load order."""
+    found: list[_R] = []
+    for handler in call.handlers:
+        result = await _isolated(call, handler, parse)
+        if result is not None:
+            found.append(result)
+    return found

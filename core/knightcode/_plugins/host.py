@@ -1,10 +1,18 @@
 """``PluginHost``: the typed façade over one ``pluggy.PluginManager("knightcode")``.
 
 The host owns the plugins' lifecycle — load in order, validate, register, unload — and is the
-only way the rest of knightcode talks to plugins: :meth:`PluginHost.emit` for events (async,
-load order, per-hook combination rule) and :attr:`PluginHost.registrations` for what plugins
-registered. It is built by :func:`knightcode._plugins.planning.create_plugin_host`; there are no
-module globals, so every test gets a fresh host.
+only way the rest of knightcode talks to plugins: :attr:`PluginHost.hooks` fires hooks (one typed
+method per hook, async, load order, the hook's combination rule) and
+:attr:`PluginHost.registrations` holds what plugins registered. It is built by
+:func:`knightcode._plugins.planning.create_plugin_host`; there are no module globals, so every
+test gets a fresh host.
+
+pluggy features: ``tryfirst``/``trylast`` order the handlers (before and after the load order),
+``specname`` implements a hook under another function name, and ``optionalhook`` lets a plugin
+implement a hook this version does not have without failing to load. Wrappers
+(``wrapper=True``, ``hookwrapper=True``) have no place in knightcode's combination rules, so a
+plugin declaring one fails to load with a message saying so — it would otherwise run in a way
+its author did not write it for.
 """
 
 from __future__ import annotations
@@ -15,16 +23,16 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from knightcode import _hookspecs as hookspecs
 from knightcode._markers import PROJECT_NAME
-from knightcode._plugins.combine import HookRule, Rule, rule_of
-from knightcode._plugins.context import ExtensionContext
+from knightcode._plugins.combine import HookRule, rule_of
 from knightcode._plugins.discovery import Candidate
-from knightcode._plugins.dispatch import Handler, dispatch
+from knightcode._plugins.dispatch import Handler
+from knightcode._plugins.hooks import Hooks
 from knightcode._plugins.loader import (
     describe_exception,
     forget_extension_modules,
@@ -35,6 +43,7 @@ from knightcode._plugins.records import PluginKind, PluginRecord, PluginStatus
 from knightcode._plugins.registry import Registrations, build_definition
 
 if TYPE_CHECKING:
+    from knightcode._plugins.context import FlagValue, HookContext
     from knightcode._plugins.planning import HostOptions
 
 REGISTRATION_HOOKS = (
@@ -91,10 +100,14 @@ class PluginHost:
         self.trace = trace
         self.records: list[PluginRecord] = []
         self.warnings: list[str] = []
-        self.context: ExtensionContext | None = None
+        self.context: HookContext | None = None
+        """The ``ctx`` handlers receive (set by ``create_plugin_host``)."""
         self.options: HostOptions | None = None
-        self.flag_values: dict[str, Any] = {}
-        self._staged: dict[str, list[tuple[str, Any]]] = {}
+        self.flag_values: dict[str, FlagValue] = {}
+        """Values of plugin flags given on the command line (by flag name)."""
+        self.hooks = Hooks(self)
+        """Fires hooks: one typed method per hook."""
+        self._staged: dict[str, list[tuple[str, object]]] = {}
         self._handlers: dict[str, tuple[Handler, ...]] = {}
         self._registrations: Registrations | None = None
         self._listeners: list[Callable[[PluginFailure], None]] = []
@@ -113,7 +126,8 @@ class PluginHost:
         for listener in list(self._listeners) or [_print_failure]:
             listener(failure)
 
-    def _report_handler_error(self, plugin_name: str, hook: str, error: BaseException) -> None:
+    def report_handler_error(self, plugin_name: str, hook: str, error: BaseException) -> None:
+        """Report that ``plugin_name``'s handler of ``hook`` raised or returned a wrong shape."""
         record = self.record(plugin_name)
         source = record.source if record else plugin_name
         self._report(
@@ -174,7 +188,7 @@ class PluginHost:
 
     def add_plugin(
         self,
-        plugin: Any,
+        plugin: object,
         name: str,
         *,
         kind: PluginKind = PluginKind.CLI,
@@ -193,24 +207,36 @@ class PluginHost:
         self._report(PluginFailure(record.name, record.source, "load", reason))
         return record
 
-    def _unknown_hooks(self, plugin: Any) -> list[str]:
-        """Hook implementations in ``plugin`` whose names match no hookspec."""
-        unknown = []
+    def _refusal(self, plugin: object) -> str | None:
+        """Why ``plugin`` cannot be registered: a hook implementation named like no hook, or a
+        pluggy wrapper (see the module docstring); None when it can.
+        """
+        unknown: list[str] = []
         for attr in dir(plugin):
             try:
                 opts = self._pm.parse_hookimpl_opts(plugin, attr)
             except Exception:
                 continue
-            if opts is not None and attr not in self._spec_names:
-                close = difflib.get_close_matches(attr, self._spec_names, n=1)
+            if opts is None:
+                continue
+            name = opts.get("specname") or attr
+            if opts.get("wrapper") or opts.get("hookwrapper"):
+                kind = "wrapper=True" if opts.get("wrapper") else "hookwrapper=True"
+                return (
+                    f"hook {name!r} is marked {kind}: knightcode runs every implementation of a "
+                    "hook in load order and combines their results by the hook's rule, so pluggy "
+                    "wrappers are not supported; return a result instead (docs/plugin-hooks.md)"
+                )
+            if name not in self._spec_names and not opts.get("optionalhook"):
+                close = difflib.get_close_matches(name, self._spec_names, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                unknown.append(f"{attr!r}{hint}")
-        return unknown
+                unknown.append(f"{name!r}{hint}")
+        return f"implements unknown hook {', '.join(unknown)}" if unknown else None
 
-    def _register(self, record: PluginRecord, plugin: Any) -> None:
-        unknown = self._unknown_hooks(plugin)
-        if unknown:
-            self._fail(record, f"implements unknown hook {', '.join(unknown)}")
+    def _register(self, record: PluginRecord, plugin: object) -> None:
+        refusal = self._refusal(plugin)
+        if refusal is not None:
+            self._fail(record, refusal)
             return
         try:
             self._pm.register(plugin, name=record.name)
@@ -232,15 +258,15 @@ class PluginHost:
         self._staged[record.name] = staged
         self._changed()
 
-    def _run_registration(self, plugin_name: str) -> list[tuple[str, Any]]:
+    def _run_registration(self, plugin_name: str) -> list[tuple[str, object]]:
         """Call the plugin's registration hooks, collecting what it registers."""
-        staged: list[tuple[str, Any]] = []
+        staged: list[tuple[str, object]] = []
         for hook in REGISTRATION_HOOKS:
             for impl in getattr(self._pm.hook, hook).get_hookimpls():
                 if impl.plugin_name != plugin_name:
                     continue
 
-                def register(*args: Any, _hook: str = hook, **kwargs: Any) -> None:
+                def register(*args: object, _hook: str = hook, **kwargs: object) -> None:
                     staged.append((_hook, build_definition(_hook, args, kwargs)))
 
                 result = impl.function(*[register for _ in impl.argnames])
@@ -290,12 +316,9 @@ class PluginHost:
             self._registrations = registrations
         return self._registrations
 
-    def flag_value(self, name: str) -> Any:
-        """The value of a plugin flag on this command line (its default when not given)."""
-        if name in self.flag_values:
-            return self.flag_values[name]
-        flag = self.registrations.flags.get(name)
-        return flag.default if flag else None
+    def flag_defaults(self) -> dict[str, FlagValue]:
+        """Every registered plugin flag with its default."""
+        return {item.definition.name: item.definition.default for item in self.registrations.flags}
 
     # --- dispatch -------------------------------------------------------------------------
 
@@ -325,21 +348,6 @@ class PluginHost:
         """The combination rule of ``hook``."""
         return self._rules[hook]
 
-    async def emit(self, hook: str, /, **kwargs: Any) -> Any:
-        """Fire ``hook`` with keyword arguments and return the combined result.
-
-        ``ctx`` is supplied from :attr:`context` when the caller does not pass it.
-        """
-        if hook not in self._spec_names:
-            raise KeyError(f"unknown hook {hook!r}")
-        handlers = self.handlers(hook)
-        if not handlers:
-            return _empty_result(self._rules[hook], kwargs)
-        kwargs.setdefault("ctx", self.context)
-        return await dispatch(
-            hook, self._rules[hook], handlers, kwargs, self._report_handler_error, self.trace
-        )
-
     def has_handlers(self, hook: str) -> bool:
         """Whether any plugin implements ``hook`` (lets hot paths skip building arguments)."""
         return bool(self.handlers(hook))
@@ -358,17 +366,3 @@ def _validation_reason(error: pluggy.PluginValidationError) -> str:
     )
     detail = lines[-1] if lines else "invalid hook implementation"
     return f"invalid hook implementation {definition}: {detail}" if definition else detail
-
-
-def _empty_result(rule: HookRule, kwargs: dict[str, Any]) -> Any:
-    """What a hook returns when nobody implements it (the same as all handlers passing)."""
-    if rule.rule is Rule.TRANSFORM_CHAIN and rule.chained:
-        return kwargs.get(rule.chained)
-    if rule.rule is Rule.COLLECT_AND_CHAIN:
-        chained = rule.chained or "system_prompt"
-        return {"messages": [], chained: kwargs.get(chained)}
-    if rule.rule is Rule.INPUT_CHAIN:
-        return {"action": "continue", "text": kwargs.get("text"), "images": kwargs.get("images")}
-    if rule.rule is Rule.COLLECT:
-        return {}
-    return None

@@ -148,13 +148,18 @@ def create_plugin_host(
     :param on_failure: receives plugin failures instead of the default stderr report (the RPC
         mode turns them into ``extension_error`` records)
     """
-    from knightcode._plugins.context import ExtensionContext
+    from knightcode._plugins.context import FlagValues, HookContext
     from knightcode._plugins.host import PluginHost, trace_enabled
 
     plan = plan or make_plan(options)
     host = PluginHost(trace=trace_enabled() if options.trace is None else options.trace)
-    host.context = ExtensionContext(
-        cwd=options.cwd, agent_dir=options.agent_dir, host=host, settings=plan.settings
+    # The one place the hook context is made; the kernel binds the session and the UI later.
+    host.context = HookContext(
+        cwd=options.cwd,
+        agent_dir=options.agent_dir,
+        settings=plan.settings,
+        flags=FlagValues(host.flag_defaults, host.flag_values),
+        hooks=host.hooks,
     )
     host.options = options
     if on_failure is not None:

@@ -14,7 +14,7 @@ class PluginKind(str, enum.Enum):
     BUILTIN = "builtin"
     """An entry point of group ``knightcode.builtins`` (named ``builtin:<name>``)."""
     PACKAGE = "package"
-    """An installed third-party entry point of group ``knightcode._plugins`` (``plugin:<name>``)."""
+    """An installed third-party entry point of group ``knightcode.plugins`` (``plugin:<name>``)."""
     USER = "user"
     """A file or folder in ``<agent-dir>/extensions/`` (``ext:<path>``)."""
     PROJECT = "project"

@@ -104,8 +104,8 @@ def build_definition(hook: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -
         definition = kind(**kwargs)
     except TypeError as error:
         raise TypeError(f"{hook}: {error}".replace("__init__()", kind.__name__)) from None
-    raw_name = definition.key if isinstance(definition, ShortcutDefinition) else definition.name
-    if not isinstance(raw_name, str) or not raw_name:
+    raw_name = key_of(definition)
+    if not raw_name:
         raise ValueError(f"{hook}: a {kind.__name__} needs a non-empty name")
     if isinstance(definition, FlagDefinition):
         if not FLAG_NAME.match(definition.name):

@@ -85,7 +85,7 @@ def reload_extensions(host: PluginHost, plan: LoadPlan | None = None) -> ReloadR
     host.sort_records([candidate.name for candidate in plan.found])
     host.warnings[:] = plan.warnings
     if host.context is not None:
-        host.context.settings = plan.settings
+        host.context.reload_settings(plan.settings)
     return report
 
 

@@ -7,25 +7,6 @@ The file format is byte-compatible with the reference tool's version 3 (see
 from __future__ import annotations
 
 from knightcode._session.context import LAST_ENTRY, ModelRef, SessionContext, build_session_context
-from knightcode._session.entries import (
-    CURRENT_SESSION_VERSION,
-    BranchSummaryEntry,
-    CompactionEntry,
-    ContextEdit,
-    ContextEditEntry,
-    CustomEntry,
-    CustomMessageEntry,
-    FileEntry,
-    LabelEntry,
-    MessageEntry,
-    ModelChangeEntry,
-    OmitEdit,
-    ReplaceEdit,
-    SessionEntry,
-    SessionHeader,
-    SessionInfoEntry,
-    ThinkingLevelChangeEntry,
-)
 from knightcode._session.errors import EntryNotFoundError, SessionFileError
 from knightcode._session.listing import (
     SessionInfo,
@@ -45,7 +26,35 @@ from knightcode._session.location import (
     resolve_session_dir,
 )
 from knightcode._session.manager import SessionManager
-from knightcode._session.messages import (
+from knightcode._session.messages import convert_to_llm
+from knightcode._session.projection import SessionProjection, project_path
+from knightcode._session.tokens import (
+    ContextUsageEstimate,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    estimate_tokens,
+)
+from knightcode._session.tree import SessionTreeNode
+from knightcode._types.entries import (
+    CURRENT_SESSION_VERSION,
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEdit,
+    ContextEditEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    FileEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    OmitEdit,
+    ReplaceEdit,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
+from knightcode._types.messages import (
     AgentMessage,
     AssistantMessage,
     BashExecutionMessage,
@@ -56,16 +65,7 @@ from knightcode._session.messages import (
     ToolResultMessage,
     Usage,
     UserMessage,
-    convert_to_llm,
 )
-from knightcode._session.projection import SessionProjection, project_path
-from knightcode._session.tokens import (
-    ContextUsageEstimate,
-    calculate_context_tokens,
-    estimate_context_tokens,
-    estimate_tokens,
-)
-from knightcode._session.tree import SessionTreeNode
 
 __all__ = [
     "CURRENT_SESSION_VERSION",

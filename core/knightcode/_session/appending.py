@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from knightcode._session.entries import CONTEXT_ENTRY_TYPES, ContextEdit
 from knightcode._session.errors import EntryNotFoundError
 from knightcode._session.ids import iso_timestamp, new_entry_id
-from knightcode._session.messages import AgentMessage, ImageContent, TextContent, Usage
 from knightcode._session.projection import is_valid_edit
 from knightcode._session.tree import EntryIndex
+from knightcode._types.entries import CONTEXT_ENTRY_TYPES, ContextEdit
+from knightcode._types.messages import AgentMessage, ImageContent, TextContent, Usage
 
 __all__ = ["EntryAppender"]
 

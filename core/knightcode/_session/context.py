@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal
 
-from knightcode._session.entries import CompactionEntry, ContextEdit, SessionEntry
 from knightcode._session.messages import (
-    AgentMessage,
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
 )
 from knightcode._session.projection import apply_edit, collect_edits
 from knightcode._session.tree import path_to_root
+from knightcode._types.entries import CompactionEntry, ContextEdit, SessionEntry
+from knightcode._types.messages import AgentMessage
 
 __all__ = ["LAST_ENTRY", "ModelRef", "SessionContext", "build_session_context"]
 

@@ -14,13 +14,13 @@ import os
 from pathlib import Path
 
 from knightcode._session import jsonl
-from knightcode._session.entries import LabelEntry, SessionEntry, make_header
 from knightcode._session.errors import EntryNotFoundError, SessionFileError
 from knightcode._session.file_store import write_file_atomically
 from knightcode._session.ids import iso_timestamp, new_entry_id, new_session_id
 from knightcode._session.loading import load_entries_from_file
 from knightcode._session.location import session_file_name
 from knightcode._session.tree import EntryIndex
+from knightcode._types.entries import LabelEntry, SessionEntry, make_header
 
 __all__ = ["branched_entries", "fork_session_file"]
 

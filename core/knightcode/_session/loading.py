@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from knightcode._session import jsonl
-from knightcode._session.entries import (
+from knightcode._session.file_store import keep_aside, write_file_atomically
+from knightcode._session.ids import new_entry_id
+from knightcode._types.entries import (
     CURRENT_SESSION_VERSION,
     FileEntry,
     SessionEntry,
     SessionHeader,
 )
-from knightcode._session.file_store import keep_aside, write_file_atomically
-from knightcode._session.ids import new_entry_id
 
 __all__ = [
     "LoadReport",

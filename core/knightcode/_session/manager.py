@@ -17,7 +17,6 @@ from typing import Any, Self, cast
 from knightcode._session import jsonl
 from knightcode._session.appending import EntryAppender
 from knightcode._session.context import SessionContext, build_session_context
-from knightcode._session.entries import SessionEntry, SessionHeader, make_header
 from knightcode._session.errors import EntryNotFoundError
 from knightcode._session.file_store import SessionFileWriter
 from knightcode._session.forking import branched_entries, fork_session_file
@@ -28,6 +27,7 @@ from knightcode._session.location import session_file_name
 from knightcode._session.projection import SessionProjection, project_path
 from knightcode._session.tokens import ContextUsageEstimate, estimate_context_tokens
 from knightcode._session.tree import EntryIndex, SessionTreeNode
+from knightcode._types.entries import SessionEntry, SessionHeader, make_header
 
 __all__ = ["SessionManager"]
 

@@ -10,32 +10,28 @@ rendered byte for byte like the reference tool, so a context built here equals t
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Mapping, Sequence
 
 from knightcode._session.ids import iso_to_epoch_ms
+from knightcode._types.messages import (
+    AgentMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ImageContent,
+    LlmMessage,
+    TextContent,
+    UserMessage,
+)
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
     "BRANCH_SUMMARY_SUFFIX",
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
-    "AgentMessage",
-    "AssistantMessage",
-    "BashExecutionMessage",
-    "BranchSummaryMessage",
-    "CompactionSummaryMessage",
-    "ContentBlock",
-    "Cost",
-    "CustomMessage",
-    "ImageContent",
-    "LlmMessage",
-    "TextContent",
-    "ThinkingContent",
-    "ToolCall",
-    "ToolResultMessage",
-    "Usage",
-    "UserMessage",
     "bash_execution_to_text",
+    "content_text",
     "convert_to_llm",
     "create_branch_summary_message",
     "create_compaction_summary_message",
@@ -51,133 +47,17 @@ BRANCH_SUMMARY_PREFIX = (
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
 
-class TextContent(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class ImageContent(TypedDict):
-    type: Literal["image"]
-    data: str  # base64
-    mimeType: str
-
-
-class ThinkingContent(TypedDict):
-    """Model reasoning; providers may add signature fields, which are kept as stored."""
-
-    type: Literal["thinking"]
-    thinking: str
-
-
-class ToolCall(TypedDict):
-    type: Literal["toolCall"]
-    id: str
-    name: str
-    arguments: dict[str, Any]
-
-
-ContentBlock = TextContent | ImageContent | ThinkingContent | ToolCall
-
-
-class Cost(TypedDict):
-    input: float
-    output: float
-    cacheRead: float
-    cacheWrite: float
-    total: float
-
-
-class Usage(TypedDict):
-    input: int
-    output: int
-    cacheRead: int
-    cacheWrite: int
-    totalTokens: int
-    cost: NotRequired[Cost]
-
-
-class UserMessage(TypedDict):
-    role: Literal["user"]
-    content: str | list[TextContent | ImageContent]
-    timestamp: int  # epoch ms
-
-
-class AssistantMessage(TypedDict):
-    role: Literal["assistant"]
-    content: list[TextContent | ThinkingContent | ToolCall]
-    api: str
-    provider: str
-    model: str
-    usage: Usage
-    # "pending" only while streaming: a stored message always has its final reason.
-    stopReason: Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
-    timestamp: int
-    errorMessage: NotRequired[str]
-    responseId: NotRequired[str]
-
-
-class ToolResultMessage(TypedDict):
-    role: Literal["toolResult"]
-    toolCallId: str
-    toolName: str
-    content: list[TextContent | ImageContent]
-    isError: bool
-    timestamp: int
-    details: NotRequired[Any]
-
-
-class BashExecutionMessage(TypedDict):
-    """A command the user ran with ``!`` (``!!``: kept out of the model's context)."""
-
-    role: Literal["bashExecution"]
-    command: str
-    output: str
-    exitCode: int | None
-    cancelled: bool
-    truncated: bool
-    timestamp: int
-    fullOutputPath: NotRequired[str]
-    excludeFromContext: NotRequired[bool]
-
-
-class CustomMessage(TypedDict):
-    """A message a plugin injected; ``display`` says whether the UI shows it."""
-
-    role: Literal["custom"]
-    customType: str
-    content: str | list[TextContent | ImageContent]
-    display: bool
-    timestamp: int
-    details: NotRequired[Any]
-
-
-class BranchSummaryMessage(TypedDict):
-    role: Literal["branchSummary"]
-    summary: str
-    fromId: str
-    timestamp: int
-
-
-class CompactionSummaryMessage(TypedDict):
-    role: Literal["compactionSummary"]
-    summary: str
-    tokensBefore: int
-    timestamp: int
-
-
-AgentMessage = (
-    UserMessage
-    | AssistantMessage
-    | ToolResultMessage
-    | BashExecutionMessage
-    | CustomMessage
-    | BranchSummaryMessage
-    | CompactionSummaryMessage
-)
-"""Everything a ``message`` entry (or the context builder) can hold."""
-
-LlmMessage = UserMessage | AssistantMessage | ToolResultMessage
-"""What a provider is sent."""
+def content_text(content: str | Sequence[Mapping[str, object]] | None) -> str:
+    """The text of a message's content: a string as it is, else its text blocks joined (images,
+    thinking and tool calls contribute nothing).
+    """
+    if isinstance(content, str):
+        return content
+    return "".join(
+        text
+        for block in content or ()
+        if block.get("type") == "text" and isinstance(text := block.get("text"), str)
+    )
 
 
 def _epoch_ms(iso: str) -> int:
@@ -214,7 +94,7 @@ def create_custom_message(
     custom_type: str,
     content: str | list[TextContent | ImageContent],
     display: bool,
-    details: Any,
+    details: object,
     timestamp: str,
 ) -> CustomMessage:
     """The message a ``custom_message`` entry contributes (``details`` omitted when absent)."""

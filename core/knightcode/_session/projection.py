@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knightcode._session.entries import CONTEXT_ENTRY_TYPES, ContextEdit, MessageEntry, SessionEntry
-from knightcode._session.messages import AgentMessage
+from knightcode._types.entries import CONTEXT_ENTRY_TYPES, ContextEdit, MessageEntry, SessionEntry
+from knightcode._types.messages import AgentMessage
 
 __all__ = ["SessionProjection", "apply_edit", "collect_edits", "is_valid_edit", "project_path"]
 

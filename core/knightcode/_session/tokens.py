@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knightcode._session import jsonl
-from knightcode._session.messages import Usage
+from knightcode._types.messages import Usage
 
 __all__ = [
     "IMAGE_CHARS",

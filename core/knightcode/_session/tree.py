@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knightcode._session.entries import SessionEntry
 from knightcode._session.ids import iso_to_epoch_ms
+from knightcode._types.entries import SessionEntry
 
 __all__ = ["EntryIndex", "SessionTreeNode", "build_tree", "path_to_root"]
 

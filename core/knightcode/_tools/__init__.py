@@ -5,7 +5,7 @@ run on. See ``docs/tools.md``.
 from knightcode._tools.backend import DirEntry, ExecResult, ExecutionBackend, FileInfo
 from knightcode._tools.bash import create_bash_tool
 from knightcode._tools.builtin import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, create_builtin_tools
-from knightcode._tools.context import ToolContext, ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.definition import BuiltinToolDefinition
 from knightcode._tools.edit import create_edit_tool, prepare_edit_arguments
 from knightcode._tools.errors import ToolError
@@ -38,7 +38,6 @@ __all__ = [
     "FileInfo",
     "LocalBackend",
     "ToolContext",
-    "ToolContextLike",
     "ToolError",
     "ToolResult",
     "create_bash_tool",

@@ -11,10 +11,12 @@ paths against the context's ``cwd`` before calling. See ``docs/tools.md`` for th
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from knightcode._abort import AbortSignal
 
 __all__ = ["DirEntry", "ExecResult", "ExecutionBackend", "FileInfo", "OutputCallback"]
 
@@ -99,7 +101,7 @@ class ExecutionBackend(Protocol):
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = None,
-        signal: asyncio.Event | None = None,
+        signal: AbortSignal | None = None,
         on_output: OutputCallback | None = None,
         merge_stderr: bool = True,
     ) -> ExecResult:

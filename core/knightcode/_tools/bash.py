@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.output_buffer import OutputBuffer, OutputSnapshot
 from knightcode._tools.results import (
@@ -131,7 +131,7 @@ def _with_status(text: str, status: str) -> str:
 
 
 async def execute_bash(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the bash tool (see :func:`create_bash_tool`)."""
     command = str(args["command"])

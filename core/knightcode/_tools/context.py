@@ -1,65 +1,64 @@
-"""What a tool's ``execute`` receives besides its arguments: where it runs and how to stop."""
+"""What a tool's ``execute`` receives besides its arguments: where it runs, how to stop, and the
+plugin context.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from knightcode._tools.backend import ExecutionBackend
+from knightcode._abort import AbortSignal
+from knightcode._plugins.context import ExtensionUI, HeadlessUI
 
-__all__ = ["ToolContext", "ToolContextLike"]
+if TYPE_CHECKING:
+    from knightcode._plugins.context import HookContext
+    from knightcode._tools.backend import ExecutionBackend
 
-
-class ToolContextLike(Protocol):
-    """The attributes the built-in tools read; the agent may pass any object that has them."""
-
-    @property
-    def cwd(self) -> Path | str: ...
-
-    @property
-    def backend(self) -> ExecutionBackend: ...
-
-    @property
-    def signal(self) -> asyncio.Event: ...
-
-    @property
-    def shell_path(self) -> str | None: ...
-
-    @property
-    def shell_command_prefix(self) -> str | None: ...
-
-    @property
-    def agent_dir(self) -> Path | None: ...
+__all__ = ["ToolContext"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolContext:
-    """A plain :class:`ToolContextLike` for tests, scripts and the agent.
+    """The ``ctx`` of ``execute(tool_call_id, args, ctx, on_update)``.
 
-    :param cwd: the directory relative paths are resolved against and commands run in
-    :param backend: all file and process access goes through it
-    :param signal: set to abort the running tool ("Operation aborted")
-    :param shell_path: settings ``shellPath``: the shell bash runs (default: the backend's)
-    :param shell_command_prefix: settings ``shellCommandPrefix``: prepended to every bash command
-        on its own line
-    :param agent_dir: the agent directory; its ``bin/`` is put first on bash's PATH
+    :param cwd: the directory relative paths resolve against and commands run in
+    :param backend: every file and process access goes through it
+    :param signal: aborts the call ("Operation aborted"); wait inside ``signal.scope()``
+    :param shell_path: settings ``shellPath``: the shell ``bash`` runs (None: the backend's)
+    :param shell_command_prefix: settings ``shellCommandPrefix``: prepended to every ``bash``
+        command on its own line
+    :param agent_dir: the agent directory; its ``bin/`` is put first on ``bash``'s PATH
+    :param tool_call_id: the call being executed
+    :param context: the plugin context (``ui``, ``settings``, ``agent`` …) while a session runs
     """
 
     cwd: Path
     backend: ExecutionBackend
-    signal: asyncio.Event = field(default_factory=asyncio.Event)
+    signal: AbortSignal = field(default_factory=AbortSignal)
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     agent_dir: Path | None = None
+    tool_call_id: str = ""
+    context: HookContext | None = None
+
+    @property
+    def ui(self) -> ExtensionUI:
+        """The plugin UI (a headless one without a plugin context)."""
+        return self.context.ui if self.context is not None else HeadlessUI()
+
+    @property
+    def has_ui(self) -> bool:
+        """Whether someone can answer dialogs."""
+        return self.context is not None and self.context.has_ui
 
     @classmethod
     def local(
         cls,
         cwd: str | os.PathLike[str],
         *,
+        signal: AbortSignal | None = None,
         shell_path: str | None = None,
         shell_command_prefix: str | None = None,
         agent_dir: Path | None = None,
@@ -72,6 +71,7 @@ class ToolContext:
         return cls(
             path,
             LocalBackend(path),
+            signal if signal is not None else AbortSignal(),
             shell_path=shell_path,
             shell_command_prefix=shell_command_prefix,
             agent_dir=agent_dir,

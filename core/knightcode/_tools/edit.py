@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.definition import BuiltinToolDefinition
 from knightcode._tools.edit_diff import (
     Edit,
@@ -112,7 +112,7 @@ def _edits_of(args: dict[str, Any]) -> list[Edit]:
 
 
 async def execute_edit(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the edit tool (see :func:`create_edit_tool`)."""
     args = prepare_edit_arguments(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.glob_match import compile_glob, type_glob
 from knightcode._tools.path_utils import resolve_to_cwd
@@ -54,7 +54,7 @@ def rg_files_argv(rg: str, pattern: str) -> list[str]:
 
 
 async def execute_find(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the find tool (see :func:`create_find_tool`)."""
     raise_if_aborted(ctx)

@@ -8,7 +8,7 @@ import posixpath
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.path_utils import resolve_to_cwd
 from knightcode._tools.results import OnUpdate, ToolResult, raise_if_aborted, text_result, to_int
@@ -77,7 +77,7 @@ def _json_text(value: Any) -> str | None:
 class _Formatter:
     """Output lines for matches, reading files (through the backend) only for context."""
 
-    def __init__(self, ctx: ToolContextLike, search_path: str, is_dir: bool, context: int) -> None:
+    def __init__(self, ctx: ToolContext, search_path: str, is_dir: bool, context: int) -> None:
         self._ctx = ctx
         self._prefix = search_path.rstrip("/") + "/"
         self._root = search_path
@@ -130,7 +130,7 @@ class _Formatter:
 
 
 async def execute_grep(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the grep tool (see :func:`create_grep_tool`)."""
     raise_if_aborted(ctx)

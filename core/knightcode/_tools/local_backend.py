@@ -17,6 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from knightcode._abort import Aborted, AbortSignal
 from knightcode._tools.backend import DirEntry, ExecResult, FileInfo, OutputCallback
 
 __all__ = ["LocalBackend"]
@@ -208,7 +209,7 @@ class LocalBackend:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = None,
-        signal: asyncio.Event | None = None,
+        signal: AbortSignal | None = None,
         on_output: OutputCallback | None = None,
         merge_stderr: bool = True,
     ) -> ExecResult:
@@ -217,7 +218,7 @@ class LocalBackend:
         command = (
             list(argv) if argv is not None else [self.default_shell(), "-c", str(shell_command)]
         )
-        if signal is not None and signal.is_set():
+        if signal is not None and signal.aborted:
             return ExecResult(None, aborted=True)
         collected: list[bytes] = []
         errors: list[bytes] = []
@@ -246,23 +247,21 @@ class LocalBackend:
         if err_r >= 0:
             readers.append(_PipeReader(err_r, errors.append))
         exited = asyncio.ensure_future(process.wait())
-        stop = asyncio.ensure_future(signal.wait()) if signal is not None else None
         timed_out = aborted = False
         try:
-            waiting = {exited} if stop is None else {exited, stop}
             limit = timeout if timeout is not None and timeout > 0 else None
-            done, _ = await asyncio.wait(
-                waiting, timeout=limit, return_when=asyncio.FIRST_COMPLETED
-            )
-            if exited not in done:
-                aborted = stop is not None and stop in done
-                timed_out = not aborted
+            try:
+                async with (signal or AbortSignal()).scope():
+                    await asyncio.wait_for(asyncio.shield(exited), limit)
+            except Aborted:
+                aborted = True
+            except TimeoutError:
+                timed_out = True
+            if aborted or timed_out:
                 await self._kill_group(process.pid, exited)
             for reader in readers:
                 await reader.drain(self.drain_idle)
         finally:
-            if stop is not None:
-                stop.cancel()
             if not exited.done():
                 # We are being cancelled (the agent's abort path): no time for a grace period.
                 _signal_group(process.pid, signals.SIGKILL)

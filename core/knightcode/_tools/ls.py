@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.path_utils import resolve_to_cwd
 from knightcode._tools.results import OnUpdate, ToolResult, raise_if_aborted, text_result, to_int
@@ -31,7 +31,7 @@ LS_PARAMETERS: dict[str, Any] = {
 
 
 async def execute_ls(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the ls tool (see :func:`create_ls_tool`)."""
     raise_if_aborted(ctx)

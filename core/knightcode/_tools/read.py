@@ -6,8 +6,7 @@ import base64
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._session.messages import ImageContent, TextContent
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.image_info import SNIFF_BYTES, detect_image_mime, image_dimensions
 from knightcode._tools.path_utils import resolve_read_path
@@ -27,6 +26,7 @@ from knightcode._tools.truncate import (
     truncate_head,
     utf8_len,
 )
+from knightcode._types.messages import ImageContent, TextContent
 
 __all__ = ["IMAGE_MAX_BASE64_BYTES", "IMAGE_MAX_DIMENSION", "create_read_tool"]
 
@@ -113,7 +113,7 @@ def _text_result(text: str, path: str, offset: Any, limit: Any) -> ToolResult:
 
 
 async def execute_read(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the read tool (see :func:`create_read_tool`)."""
     raise_if_aborted(ctx)

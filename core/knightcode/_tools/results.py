@@ -7,11 +7,11 @@ import errno
 import inspect
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any, TypedDict
+from typing import Any
 
-from knightcode._session.messages import ImageContent, TextContent
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import OPERATION_ABORTED, ToolError
+from knightcode._types.messages import ToolResult
 
 __all__ = [
     "OnUpdate",
@@ -28,25 +28,18 @@ __all__ = [
 ]
 
 
-class ToolResult(TypedDict):
-    """What ``execute`` returns: content blocks for the model, details for displays."""
-
-    content: list[TextContent | ImageContent]
-    details: Any
-
-
-OnUpdate = Callable[[ToolResult], Any] | None
+OnUpdate = Callable[[ToolResult], object] | None
 """``on_update(partial_result)``; may be a plain function or return an awaitable."""
 
 
-def text_result(text: str, details: Any = None) -> ToolResult:
+def text_result(text: str, details: object = None) -> ToolResult:
     """A result holding one text block."""
     return {"content": [{"type": "text", "text": text}], "details": details}
 
 
-def raise_if_aborted(ctx: ToolContextLike) -> None:
+def raise_if_aborted(ctx: ToolContext) -> None:
     """Fail with the reference's "Operation aborted" once the context's signal is set."""
-    if ctx.signal.is_set():
+    if ctx.signal.aborted:
         raise ToolError(OPERATION_ABORTED)
 
 

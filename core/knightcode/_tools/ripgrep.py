@@ -4,11 +4,11 @@ output line by line, and stopping it early once enough results arrived.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
+from knightcode._abort import AbortSignal
 from knightcode._tools.backend import ExecResult, ExecutionBackend
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import OPERATION_ABORTED, ToolError
 
 __all__ = ["LineSplitter", "RipgrepRun", "find_ripgrep", "rg_failure"]
@@ -47,23 +47,23 @@ class LineSplitter:
 class RipgrepRun:
     """One ``rg`` process; its consumer calls :meth:`stop` once it has enough results."""
 
-    def __init__(self, ctx: ToolContextLike) -> None:
+    def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
-        self._stop = asyncio.Event()
+        self._stop = AbortSignal()
         self.stopped_early = False
 
     def stop(self) -> None:
         """Kill rg: the results collected so far are all that is wanted."""
         self.stopped_early = True
-        self._stop.set()
+        self._stop.abort()
 
     async def run(
         self, argv: Sequence[str], cwd: str | None, on_output: Callable[[bytes], None]
     ) -> ExecResult:
         """Run to completion (or :meth:`stop`, or the context's abort signal)."""
         abort = self._ctx.signal
-        # The backend takes one stop signal: it is set by our own stop() or by the run's abort.
-        follower = asyncio.ensure_future(self._follow(abort))
+        # The backend takes one stop signal: ours, which the run's abort sets too.
+        forget = abort.on_abort(self._stop.abort)
         try:
             result = await self._ctx.backend.exec(
                 argv, cwd=cwd, signal=self._stop, on_output=on_output, merge_stderr=False
@@ -71,14 +71,10 @@ class RipgrepRun:
         except OSError as error:
             raise ToolError(f"Failed to run ripgrep: {error}") from error
         finally:
-            follower.cancel()
-        if abort.is_set():
+            forget()
+        if abort.aborted:
             raise ToolError(OPERATION_ABORTED)
         return result
-
-    async def _follow(self, abort: asyncio.Event) -> None:
-        await abort.wait()
-        self._stop.set()
 
 
 def rg_failure(result: ExecResult) -> ToolError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
-from knightcode._tools.context import ToolContextLike
+from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.file_locks import file_mutation_lock
 from knightcode._tools.path_utils import resolve_to_cwd
@@ -41,7 +41,7 @@ def utf16_length(text: str) -> int:
 
 
 async def execute_write(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContextLike, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the write tool (see :func:`create_write_tool`)."""
     path = str(args["path"])

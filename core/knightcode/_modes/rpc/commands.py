@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knightcode._modes.rpc.framing import OversizedLine
+from knightcode._types.messages import ImageContent as ImageBlock
 
 __all__ = ["COMMANDS", "CommandError", "RpcCommand", "UiAnswer", "parse_line"]
 
@@ -48,9 +49,14 @@ class _Message(RpcCommand):
     message: str
     images: list[ImageContent] | None = None
 
-    def image_dicts(self) -> list[dict[str, Any]] | None:
+    def image_dicts(self) -> list[ImageBlock] | None:
         """The images as the agent's content blocks."""
-        return [image.model_dump() for image in self.images] if self.images else None
+        if not self.images:
+            return None
+        return [
+            {"type": "image", "data": image.data, "mimeType": image.mimeType}
+            for image in self.images
+        ]
 
 
 class Prompt(_Message):

@@ -13,20 +13,23 @@ import asyncio
 import inspect
 import sys
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from knightcode._modes.rpc import commands as c
 from knightcode._modes.rpc.responses import ANSWERED, NO_DATA, model_json, state_json, success
 
 if TYPE_CHECKING:
+    from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
     from knightcode._plugins.definitions import CommandDefinition
     from knightcode._plugins.host import PluginHost
+    from knightcode._types.events import SessionEvent
+    from knightcode._types.messages import ThinkingLevel
 
 __all__ = ["HANDLERS", "Handler", "RpcContext"]
 
-THINKING_CYCLE = ("off", "minimal", "low", "medium", "high")
+THINKING_CYCLE: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
 
 @dataclass
@@ -43,7 +46,7 @@ class RpcContext:
     host: PluginHost
     write: Callable[[dict[str, Any]], None]
     spawn: Callable[[Coroutine[Any, Any, Any]], asyncio.Task[Any]]
-    bash_signals: set[asyncio.Event] = field(default_factory=set)
+    bash_signals: set[AbortSignal] = field(default_factory=set)
     """Abort signals of the running ``bash`` commands (``abort_bash`` sets them all)."""
     retrying: bool = False
     """Between ``auto_retry_start`` and the retried attempt: ``abort_retry`` has work to do."""
@@ -59,7 +62,7 @@ class RpcContext:
             self._name = (key, session.session_name)
         return self._name[1]
 
-    def on_event(self, event: dict[str, Any]) -> None:
+    def on_event(self, event: SessionEvent) -> None:
         """Keep :attr:`retrying` up to date (subscribed to the session's events)."""
         kind = event["type"]
         if kind == "auto_retry_start":
@@ -102,6 +105,7 @@ async def run_plugin_command(
     and the session goes on.
     """
     try:
+        assert ctx.host.context is not None  # the host was built by create_plugin_host
         result = definition.handler(args, ctx.host.context)
         if inspect.isawaitable(result):
             await result
@@ -207,10 +211,10 @@ def get_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
 
 @_handles("set_model")
 async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
-    model = ctx.agent.models.find(command.provider, command.modelId)
+    model = await ctx.agent.model_registry.find(command.provider, command.modelId)
     if model is None:
         # A discovering provider (llama.cpp) knows why a model it lists cannot be selected.
-        reason = ctx.agent.models.unavailable_reason(command.provider, command.modelId)
+        reason = ctx.agent.model_registry.unavailable_reason(command.provider, command.modelId)
         raise ValueError(reason or f"Model not found: {command.provider}/{command.modelId}")
     await ctx.agent.set_model(model, source="set")
     return model_json(model)
@@ -219,7 +223,7 @@ async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
 @_handles("cycle_model")
 async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
     """The next available model after the current one; ``null`` when there is no other."""
-    models = ctx.agent.models.available()
+    models = ctx.agent.model_registry.available()
     current = ctx.agent.model
     others = [m for m in models if (m.provider, m.id) != (current.provider, current.id)]
     if not others:
@@ -240,8 +244,8 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
 @_handles("get_available_models")
 async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> Any:
     # Live providers (a llama.cpp router) may have loaded or unloaded models since start-up.
-    await ctx.agent.models.refresh_models()
-    return {"models": [model_json(model) for model in ctx.agent.models.available()]}
+    await ctx.agent.model_registry.refresh_models()
+    return {"models": [model_json(model) for model in ctx.agent.model_registry.available()]}
 
 
 @_handles("set_thinking_level")
@@ -269,13 +273,13 @@ async def cycle_thinking_level(ctx: RpcContext, command: c.RpcCommand) -> Any:
 
 @_handles("set_steering_mode")
 def set_steering_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
-    ctx.agent.queues.steering_mode = command.mode
+    ctx.agent.set_steering_mode(command.mode)
     return NO_DATA
 
 
 @_handles("set_follow_up_mode")
 def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
-    ctx.agent.queues.follow_up_mode = command.mode
+    ctx.agent.set_follow_up_mode(command.mode)
     return NO_DATA
 
 
@@ -283,22 +287,22 @@ def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
 async def compact(ctx: RpcContext, command: c.Compact) -> Any:
     """The compaction result; an error response when no compaction plugin is loaded."""
     verdict = await ctx.agent.compact(command.customInstructions)
-    if verdict.get("aborted"):
+    if verdict.aborted:
         raise ValueError("Compaction cancelled")
-    if not verdict.get("compacted") and verdict.get("errorMessage"):
-        raise ValueError(str(verdict["errorMessage"]))
-    return verdict.get("result")
+    if not verdict.compacted and verdict.error_message:
+        raise ValueError(verdict.error_message)
+    return verdict.result
 
 
 @_handles("set_auto_compaction")
 def set_auto_compaction(ctx: RpcContext, command: c.SetEnabled) -> Any:
-    ctx.agent.auto_compaction_enabled = command.enabled
+    ctx.agent.set_auto_compaction(command.enabled)
     return NO_DATA
 
 
 @_handles("set_auto_retry")
 def set_auto_retry(ctx: RpcContext, command: c.SetEnabled) -> Any:
-    ctx.agent.retry = replace(ctx.agent.retry, enabled=command.enabled)
+    ctx.agent.set_auto_retry(command.enabled)
     return NO_DATA
 
 

@@ -26,7 +26,6 @@ from knightcode._modes.rpc.ui import RpcUI
 from knightcode._modes.wire import RecordWriter
 
 if TYPE_CHECKING:
-    from knightcode._agent.session import AgentSession
     from knightcode._cli.main_command import RunRequest
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
@@ -45,26 +44,9 @@ def take_stdout() -> IO[bytes]:
     return records
 
 
-def _install_ui(host: PluginHost, agent: AgentSession, server: RpcServer, ui: RpcUI) -> None:
-    from knightcode._agent import session_ops
-
-    context = host.context
-    if context is None:
-        return
-    context.ui = ui
-    context.has_ui = True
-    # What the reference offers command handlers in RPC mode, reachable as ctx.<name>.
-    context.extras.update(
-        {
-            "wait_for_idle": agent.wait_idle,
-            "new_session": lambda parent_session=None: session_ops.new_session(
-                agent, parent_session
-            ),
-            "fork": lambda entry_id, position="before": session_ops.fork(agent, entry_id, position),
-            "switch_session": lambda path: session_ops.switch_session(agent, path),
-            "shutdown": server.request_stop_when_idle,
-        }
-    )
+def _install_ui(host: PluginHost, server: RpcServer, ui: RpcUI) -> None:
+    if host.context is not None:
+        host.context.bind_ui(ui, has_ui=True, shutdown=server.request_stop_when_idle)
 
 
 def _report_load_failures(host: PluginHost, writer: RecordWriter) -> None:
@@ -88,7 +70,7 @@ async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan)
         print(f"knightcode: warning: {warning}", file=sys.stderr)
     ui = RpcUI(writer.write)
     server = RpcServer(agent, host, writer, ui)
-    _install_ui(host, agent, server, ui)
+    _install_ui(host, server, ui)
     host.on_failure(lambda failure: writer.write(plugin_error(failure)))
     _report_load_failures(host, writer)
     agent.subscribe(server.write_event)
@@ -118,16 +100,18 @@ async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan)
     else:
         server.on_eof()  # no stdin at all: nothing will ever arrive
     try:
-        await host.emit("session_start", reason="startup", previous_session_file=None)
+        await host.hooks.session_start(reason="startup", previous_session_file=None)
         server.set_ready()
         await server.stop_requested.wait()
     finally:
         stopping = True
         await server.close()
-        await host.emit("session_shutdown", reason="quit", target_session_file=None)
+        await host.hooks.session_shutdown(reason="quit", target_session_file=None)
+        if host.context is not None:
+            await host.context.aclose()
         writer.flush()
         agent.session.close()
-        await agent.models.aclose()
+        await agent.model_registry.aclose()
         for signum in STOP_SIGNALS:
             try:
                 loop.remove_signal_handler(signum)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from knightcode._modes.rpc.ui import RpcUI
     from knightcode._modes.wire import RecordWriter
     from knightcode._plugins.host import PluginHost
+    from knightcode._types.events import SessionEvent
 
 __all__ = ["RpcServer"]
 
@@ -116,7 +117,7 @@ class RpcServer:
                 failure(command.id, command.type, f"the response could not be encoded: {error}")
             )
 
-    def write_event(self, event: dict[str, Any]) -> None:
+    def write_event(self, event: SessionEvent) -> None:
         """Write a session event (subscribed to the agent)."""
         if self._closing and event["type"] == "agent_start":
             self.ctx.agent.abort()  # accepted before end of input, started after: abort it too
@@ -163,7 +164,7 @@ class RpcServer:
         self._closing = True
         self.ui.close()
         for signal in list(self.ctx.bash_signals):
-            signal.set()
+            signal.abort()
         agent = self.ctx.agent
         agent.abort()
         loop = asyncio.get_running_loop()

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from knightcode._agent import session_ops
+from knightcode._abort import AbortSignal
+from knightcode._agent import stats, user_bash
 from knightcode._modes.rpc import commands as c
 from knightcode._modes.rpc.handlers import Handler, RpcContext
 from knightcode._modes.rpc.responses import NO_DATA
@@ -36,7 +37,7 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
     """
     if not command.command.strip():
         raise ValueError("Invalid bash command: command cannot be empty")
-    signal = asyncio.Event()
+    signal = AbortSignal()
     ctx.bash_signals.add(signal)
     base: dict[str, Any] = {"type": "bash_execution_update"}
     if command.id is not None:
@@ -46,7 +47,7 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
         ctx.write({**base, "delta": text})
 
     try:
-        message = await session_ops.run_user_bash(
+        message = await user_bash.run_user_bash(
             ctx.agent,
             command.command,
             signal=signal,
@@ -56,9 +57,9 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
     finally:
         ctx.bash_signals.discard(signal)
     if ctx.agent.is_streaming:
-        ctx.spawn(session_ops.record_bash_execution(ctx.agent, message))
+        ctx.spawn(user_bash.record_bash_execution(ctx.agent, message))
     else:
-        await session_ops.record_bash_execution(ctx.agent, message)
+        await user_bash.record_bash_execution(ctx.agent, message)
     result = {
         "output": message["output"],
         "exitCode": message["exitCode"],
@@ -74,7 +75,7 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
 def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> Any:
     """Kills the process groups of the running ``bash`` commands."""
     for signal in list(ctx.bash_signals):
-        signal.set()
+        signal.abort()
     return NO_DATA
 
 
@@ -83,17 +84,17 @@ def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> Any:
 
 @_handles("new_session")
 async def new_session(ctx: RpcContext, command: c.NewSession) -> Any:
-    return {"cancelled": await session_ops.new_session(ctx.agent, command.parentSession)}
+    return {"cancelled": await ctx.agent.new_session(command.parentSession)}
 
 
 @_handles("switch_session")
 async def switch_session(ctx: RpcContext, command: c.SwitchSession) -> Any:
-    return {"cancelled": await session_ops.switch_session(ctx.agent, command.sessionPath)}
+    return {"cancelled": await ctx.agent.switch_session(command.sessionPath)}
 
 
 @_handles("fork")
 async def fork(ctx: RpcContext, command: c.Fork) -> Any:
-    result = await session_ops.fork(ctx.agent, command.entryId)
+    result = await ctx.agent.fork(command.entryId)
     data: dict[str, Any] = {"cancelled": result.cancelled}
     if result.text is not None:
         data["text"] = result.text
@@ -102,22 +103,22 @@ async def fork(ctx: RpcContext, command: c.Fork) -> Any:
 
 @_handles("clone")
 async def clone(ctx: RpcContext, command: c.RpcCommand) -> Any:
-    return {"cancelled": await session_ops.clone(ctx.agent)}
+    return {"cancelled": await ctx.agent.clone()}
 
 
 @_handles("get_fork_messages")
 def get_fork_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
-    return {"messages": session_ops.fork_messages(ctx.agent)}
+    return {"messages": stats.fork_messages(ctx.agent)}
 
 
 @_handles("get_last_assistant_text")
 def get_last_assistant_text(ctx: RpcContext, command: c.RpcCommand) -> Any:
-    return {"text": session_ops.last_assistant_text(ctx.agent)}
+    return {"text": stats.last_assistant_text(ctx.agent)}
 
 
 @_handles("get_session_stats")
 def get_session_stats(ctx: RpcContext, command: c.RpcCommand) -> Any:
-    return session_ops.session_stats(ctx.agent)
+    return stats.session_stats(ctx.agent)
 
 
 @_handles("set_session_name")

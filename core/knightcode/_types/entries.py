@@ -8,9 +8,9 @@ are omitted from the file, never written as ``null``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
-from knightcode._session.messages import AgentMessage, ImageContent, TextContent, Usage
+from knightcode._types.messages import AgentMessage, Usage, UserContent
 
 __all__ = [
     "CONTEXT_ENTRY_TYPES",
@@ -104,7 +104,7 @@ class CompactionEntry(TypedDict):
     firstKeptEntryId: str
     tokensBefore: int
     usage: NotRequired[Usage]  # LLM usage of the summary request
-    details: NotRequired[Any]  # default compaction: {"readFiles": [...], "modifiedFiles": [...]}
+    details: NotRequired[object]  # default compaction: {"readFiles": [...], "modifiedFiles": [...]}
     fromHook: NotRequired[bool]  # true when a plugin supplied the summary (legacy name)
 
 
@@ -118,7 +118,7 @@ class BranchSummaryEntry(TypedDict):
     fromId: str
     summary: str
     usage: NotRequired[Usage]
-    details: NotRequired[Any]
+    details: NotRequired[object]
     fromHook: NotRequired[bool]
 
 
@@ -127,7 +127,7 @@ class CustomEntry(TypedDict):
 
     type: Literal["custom"]
     customType: str
-    data: NotRequired[Any]
+    data: NotRequired[object]
     id: str
     parentId: str | None
     timestamp: str
@@ -138,9 +138,9 @@ class CustomMessageEntry(TypedDict):
 
     type: Literal["custom_message"]
     customType: str
-    content: str | list[TextContent | ImageContent]
+    content: str | list[UserContent]
     display: bool
-    details: NotRequired[Any]
+    details: NotRequired[object]
     id: str
     parentId: str | None
     timestamp: str
