@@ -66,6 +66,7 @@ from knightcode.testing import (
     tool_call_reply,
     usage,
 )
+from knightcode_builtins.compaction.prompts import BRANCH_SUMMARY_PROMPT
 from tests.harness import (
     ANTHROPIC,
     LARGE,
@@ -474,9 +475,15 @@ async def test_tool_result_patch_changes_what_the_model_sees(
     assert texts(run, 1, "tool") == ["patched"]
 
 
+IMAGE: dict[str, object] = {"type": "image", "data": PNG, "mimeType": "image/png"}
+
+
 @pytest.mark.parametrize(
     "answer",
-    [Transform("rewritten"), {"action": "transform", "text": "rewritten"}],
+    [
+        Transform("rewritten", images=[IMAGE]),  # type: ignore[list-item]
+        {"action": "transform", "text": "rewritten", "images": [IMAGE]},
+    ],
     ids=["typed", "dict"],
 )
 async def test_input_transform_rewrites_the_prompt_the_server_receives(
@@ -487,7 +494,10 @@ async def test_input_transform_rewrites_the_prompt_the_server_receives(
     await bounded(run.agent.prompt("original"))
     accepted(run, recorder)
     assert texts(run, 0, "user") == ["rewritten"]
-    assert recorder.fired("before_agent_start")[0]["prompt"] == "rewritten"
+    started = recorder.fired("before_agent_start")[0]
+    assert started["prompt"] == "rewritten" and started["images"] == [IMAGE]
+    (prompt,) = run.entries("message")[:1]
+    assert prompt["message"]["content"] == [{"type": "text", "text": "rewritten"}, IMAGE]
 
 
 @pytest.mark.parametrize("answer", [Handled(), {"action": "handled"}], ids=["typed", "dict"])
@@ -710,6 +720,29 @@ async def test_tree_navigation_options_label(build: Builder, answer: object) -> 
     assert outcome.cancelled is False
     assert run.agent.session.get_label(target) == "marked"  # the plugin's, not the user's
     assert [e["id"] for e in run.agent.session.get_branch()][-2] == target  # then the label
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        TreeNavigationOptions(
+            custom_instructions="Only the file names.", replace_instructions=True
+        ),
+        {"custom_instructions": "Only the file names.", "replace_instructions": True},
+    ],
+    ids=["typed", "dict"],
+)
+async def test_tree_navigation_options_instructions(build: Builder, answer: object) -> None:
+    run, recorder = await answering(build, "session_before_tree", answer)
+    await two_exchanges(run)
+    run.server.add(summary_reply("## Goal\nnames"))
+    outcome = await bounded(run.agent.navigate_tree(entry_ids(run, "assistant")[0], summarize=True))
+    accepted(run, recorder)
+    assert outcome.summary_entry is not None and run.is_summary_request(2)
+    prompt = run.prompt_text(2)
+    assert "Only the file names." in prompt and BRANCH_SUMMARY_PROMPT not in prompt
+    (moved,) = recorder.fired("session_tree")
+    assert moved["from_extension"] is False  # the default summarizer wrote it
 
 
 @pytest.mark.parametrize(
