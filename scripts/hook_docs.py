@@ -483,7 +483,8 @@ def sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    if not text.startswith("knightcode"):  # the name is spelled in lower case
+        text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?", ":")) else f"{text}."
 
 
@@ -569,13 +570,16 @@ def member_line(prefix: str, member: Member, link: Linker) -> str:
     raises = " ".join(
         f"Raises `{name}` when {text.rstrip('.')}." for name, text in member.doc.raises.items()
     )
+    arrow = f" -> {member.returns}" if member.returns else ""
     if member.kind == "property":
         signature = link(f"{prefix}{member.name}: {member.returns}")
+    elif member.name == "__call__":
+        signature = f"called as {link(f'({member.parameters}){arrow}')}"
     else:
         keyword = "async " if member.is_async else ""
-        arrow = f" -> {member.returns}" if member.returns else ""
         signature = link(f"{keyword}{prefix}{member.name}({member.parameters}){arrow}")
-    return f"- {signature} — {paragraphs(sentence(doc), raises).replace(chr(10) * 2, ' ')}"
+    text = paragraphs(sentence(doc), raises).replace("\n\n", " ")
+    return f"- {signature} — {text}" if text else f"- {signature}"
 
 
 KERNEL_ONLY = ("bind_models", "bind_session", "bind_ui", "reload_settings", "aclose")
@@ -634,9 +638,15 @@ def _render_type(info: TypeInfo, link: Linker) -> str:
         value = info.value
         if value.startswith("(") and value.endswith(")"):
             value = value[1:-1].strip()
+        choices = [part.strip() for part in value.split(" | ")]
+        shape = (
+            "One of " + ", ".join(link(choice) for choice in choices) + "."
+            if len(choices) > 1 and all(choice.isidentifier() for choice in choices)
+            else f"Type alias: {link(value)}"
+        )
         return paragraphs(
             heading,
-            f"Type alias: {link(value)}",
+            shape,
             sentence(info.doc.summary),
             info.doc.body,
         )
