@@ -26,7 +26,7 @@ import sys
 import textwrap
 import typing
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -288,7 +288,6 @@ EXTRA_TYPES = (
 
 OPAQUE = {
     "Settings": "the merged settings files; see [settings.md](settings.md)",
-    "ModelRegistry": "providers, models and keys; see [models.md](models.md)",
     "Hooks": "one typed method per hook of this page, named like it, taking the same arguments "
     "but `ctx` and returning the combined result",
     "SessionEvent": "the events of the JSON and RPC streams; see [json.md](json.md)",
@@ -305,6 +304,7 @@ OPAQUE = {
 SECTIONS: dict[str, str] = {
     "knightcode._plugins.context": "The context and its handles",
     "knightcode._plugins.handles": "The context and its handles",
+    "knightcode._plugins.hooks": "The context and its handles",
     "knightcode._abort": "The context and its handles",
     "knightcode._plugins.results": "Result types",
     "knightcode._plugins.preparations": "Preparations",
@@ -358,9 +358,18 @@ TypeInfo = ClassInfo | AliasInfo
 def read_type(name: str) -> TypeInfo:
     """A public type's class or alias, read from its source."""
     value = getattr(knightcode, name)
-    if isinstance(value, type):
-        return read_class(value)
-    return read_alias(sys.modules[module_of(name)], name)
+    if not isinstance(value, type):
+        return read_alias(sys.modules[module_of(name)], name)
+    info = read_class(value)
+    if info.kind not in ("class", "protocol"):
+        return info
+    # Members inherited from a private base class of knightcode are part of the type.
+    members = list(info.members)
+    for base in value.__mro__[1:]:
+        if base.__module__.startswith("knightcode.") and base.__name__ not in PUBLIC:
+            known = {m.name for m in members}
+            members += [m for m in read_class(base).members if m.name not in known]
+    return replace(info, members=members)
 
 
 def mentioned(info: TypeInfo) -> list[str]:
@@ -767,6 +776,11 @@ def fill(template: str, values: dict[str, Callable[[], str]]) -> str:
     return MARKER.sub(lambda m: values[m.group("name")](), template)
 
 
+def constant(text: str) -> Callable[[], str]:
+    """A marker's value that is already known."""
+    return lambda: text
+
+
 def render() -> str:
     """The whole page."""
     groups = read_groups()
@@ -785,7 +799,7 @@ def render() -> str:
             "hook_context": lambda: render_context(link),
             "combination_table": lambda: render_rules(groups, anchors),
             "hooks_at_a_glance": lambda: render_glance(groups, anchors),
-            **{key: (lambda text=text: text) for key, text in messages.items()},
+            **{key: constant(text) for key, text in messages.items()},
         },
     )
     page = paragraphs(

@@ -82,9 +82,7 @@ def example(name: str) -> Path:
     return EXAMPLES / f"{name}.py"
 
 
-def load(
-    agent_dir: Path, project_dir: Path, path: Path
-) -> tuple[PluginHost, list[PluginFailure]]:
+def load(agent_dir: Path, project_dir: Path, path: Path) -> tuple[PluginHost, list[PluginFailure]]:
     """Load one extension the way ``knightcode -e PATH`` does."""
     failures: list[PluginFailure] = []
     options = HostOptions(cwd=project_dir, agent_dir=agent_dir, extension_paths=(path,))

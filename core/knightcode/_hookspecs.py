@@ -2,7 +2,8 @@
 
 Each hook is a pluggy hookspec whose signature says what a handler receives and what it may
 return, and whose docstring says when it fires and what each argument and result means. How the
-results of several plugins combine is the rule recorded by :func:`~knightcode._plugins.combine.combine`.
+results of several plugins combine is the rule recorded by
+:func:`~knightcode._plugins.combine.combine`.
 This file is the single source of ``docs/plugin-hooks.md`` (``python -m scripts.hook_docs``
 writes it; ``tests/test_docs_hooks.py`` fails when the page is stale), and the kernel fires each
 hook through the typed method of the same name on :class:`~knightcode._plugins.hooks.Hooks`.
@@ -175,6 +176,7 @@ def execution_backend(ctx: HookContext) -> ExecutionBackend | None:
 
 
 # --- Resource hooks ---
+# Skills, prompt templates and themes are files; plugins add theirs when knightcode looks for them.
 
 
 @hookspec
@@ -198,6 +200,9 @@ def resources_discover(
 
 
 # --- Session lifecycle hooks ---
+# A session is one file of entries, a tree. The ``session_before_*`` hooks fire before an operation
+# on it and may cancel or change it; ``session_start``, ``session_compact``, ``session_tree`` and
+# the others report what happened.
 
 
 @hookspec
@@ -595,6 +600,8 @@ def after_provider_response(status: int, headers: dict[str, str], ctx: HookConte
 
 
 # --- Message and tool execution hooks ---
+# These report progress; they cannot change anything. The same events feed the JSON and RPC
+# streams (``docs/json.md``).
 
 
 @hookspec
@@ -702,6 +709,7 @@ def tool_execution_end(
 
 
 # --- Tool hooks ---
+# A plugin's guard and filter on every tool call, built-in and plugin tools alike.
 
 
 @hookspec
@@ -758,6 +766,7 @@ def tool_result(
 
 
 # --- Input and model hooks ---
+# What the user types and runs, and the model and thinking level they choose.
 
 
 @hookspec
