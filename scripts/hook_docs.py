@@ -453,6 +453,11 @@ STARTS_BLOCK = re.compile(r"^(?:[-*+>#|]|\d+[.)]|```|\s)")
 """A line that markdown would read as the start of a list, quote, heading, table or code."""
 
 
+CODE_SPAN = re.compile(r"`[^`]+`")
+KEEP = "\x00"
+"""Stands for a space inside a code span while a paragraph is wrapped."""
+
+
 def reflow(text: str) -> str:
     """Wrap prose paragraphs and list items to :data:`WIDTH` columns.
 
@@ -475,13 +480,18 @@ def reflow(text: str) -> str:
 
 
 def _fill(text: str, indent: str) -> str:
-    wrapped = textwrap.wrap(
-        text,
-        WIDTH,
-        subsequent_indent=indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    # Code spans are never broken: a break would turn their edge spaces into nothing.
+    protected = CODE_SPAN.sub(lambda m: m.group(0).replace(" ", KEEP), text)
+    wrapped = [
+        line.replace(KEEP, " ")
+        for line in textwrap.wrap(
+            protected,
+            WIDTH,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    ]
     if any(STARTS_BLOCK.match(line[len(indent) :]) for line in wrapped[1:]):
         return text
     return "\n".join(wrapped)
