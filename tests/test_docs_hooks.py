@@ -165,7 +165,8 @@ def test_documented_signature_matches_spec(name: str) -> None:
 def test_section_documents_every_argument(name: str) -> None:
     section = hook_section(name)
     for argument in spec_arguments(name):
-        assert f"- `{argument}` (" in section, f"{name}: argument {argument} not described"
+        described = re.search(rf"^- `{argument}`\s+\(", section, re.MULTILINE)
+        assert described, f"{name}: argument {argument} not described"
     for part in ("**Arguments:**", "**Result", "**Combination**", "*Added in version"):
         assert part in section, f"{name}: section lacks {part}"
 
