@@ -2,7 +2,8 @@
 
 Each hook is a pluggy hookspec whose signature says what a handler receives and what it may
 return, and whose docstring says when it fires and what each argument and result means. How the
-results of several plugins combine is the rule recorded by :func:`~knightcode._plugins.combine.combine`.
+results of several plugins combine is the rule recorded by
+:func:`~knightcode._plugins.combine.combine`.
 This file is the single source of ``docs/plugin-hooks.md`` (``python -m scripts.hook_docs``
 writes it; ``tests/test_docs_hooks.py`` fails when the page is stale), and the kernel fires each
 hook through the typed method of the same name on :class:`~knightcode._plugins.hooks.Hooks`.
@@ -79,7 +80,8 @@ def register_tools(register: Callable[..., None]) -> None:
     one of the seven built-in tools (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``,
     ``ls``) replaces the built-in one.
 
-    :param register: records one tool for the calling plugin
+    :param register: records one tool for the calling plugin: a ``ToolDefinition``, or its
+        fields as keyword arguments
     :returns: Ignored.
 
     .. versionadded:: 0.1
@@ -96,7 +98,8 @@ def register_commands(register: Callable[..., None]) -> None:
     text after the command) and ``description``. Commands work in every mode: typed in the
     interactive UI, given as the message of ``-p``, or sent as an RPC ``prompt``.
 
-    :param register: records one command for the calling plugin
+    :param register: records one slash command for the calling plugin: a
+        ``CommandDefinition``, or its fields as keyword arguments
     :returns: Ignored.
 
     .. versionadded:: 0.1
@@ -114,7 +117,8 @@ def register_providers(register: Callable[..., None]) -> None:
     ``discover``; ``classify`` for classifier models; ``login`` for ``/login <name>``. The models
     become selectable as ``<provider>/<model id>``.
 
-    :param register: records one provider for the calling plugin
+    :param register: records one model provider for the calling plugin: a
+        ``ProviderDefinition``, or its fields as keyword arguments
     :returns: Ignored.
 
     .. versionadded:: 0.1
@@ -131,7 +135,8 @@ def register_flags(register: Callable[..., None]) -> None:
     appears in ``knightcode --help`` with your plugin's name; handlers read its value as
     ``ctx.flags["name"]``.
 
-    :param register: records one flag for the calling plugin
+    :param register: records one command-line flag for the calling plugin: a
+        ``FlagDefinition``, or its fields as keyword arguments
     :returns: Ignored.
 
     .. versionadded:: 0.1
@@ -146,7 +151,8 @@ def register_shortcuts(register: Callable[..., None]) -> None:
     ``register`` takes a ``ShortcutDefinition`` or its fields as keyword arguments: ``key`` (e.g.
     ``ctrl+shift+h``), ``handler`` (``handler(ctx)``, plain or ``async``) and ``description``.
 
-    :param register: records one shortcut for the calling plugin
+    :param register: records one key binding for the calling plugin: a
+        ``ShortcutDefinition``, or its fields as keyword arguments
     :returns: Ignored.
 
     .. versionadded:: 0.1
@@ -170,6 +176,7 @@ def execution_backend(ctx: HookContext) -> ExecutionBackend | None:
 
 
 # --- Resource hooks ---
+# Skills, prompt templates and themes are files; plugins add theirs when knightcode looks for them.
 
 
 @hookspec
@@ -193,6 +200,9 @@ def resources_discover(
 
 
 # --- Session lifecycle hooks ---
+# A session is one file of entries, a tree. The ``session_before_*`` hooks fire before an operation
+# on it and may cancel or change it; ``session_start``, ``session_compact``, ``session_tree`` and
+# the others report what happened.
 
 
 @hookspec
@@ -244,9 +254,9 @@ def session_shutdown(
 def session_before_switch(
     reason: Literal["new", "resume"], target_session_file: Path | None, ctx: HookContext
 ) -> Cancel | None:
-    """Knightcode is about to start a new session (``/new``) or resume another one.
+    """The current session is about to be left for a new one (``/new``) or a resumed one.
 
-    Your plugin can stop the switch.
+    Your plugin can stop the switch; ``session_shutdown`` fires only when none does.
 
     :param reason: ``"new"`` or ``"resume"``
     :param target_session_file: the session file to resume, or None for a new session
@@ -262,9 +272,9 @@ def session_before_switch(
 def session_before_fork(
     entry_id: str, position: Literal["before", "at"], ctx: HookContext
 ) -> Cancel | ForkOptions | None:
-    """Knightcode is about to fork the session at an entry into a new session file.
+    """The session is about to be forked at an entry into a new session file.
 
-    Your plugin can stop the fork.
+    Your plugin can stop the fork, or keep the agent's conversation as it is.
 
     :param entry_id: the id of the entry the fork is made from
     :param position: ``"before"`` to fork from the entry's parent (the entry itself, a user
@@ -301,8 +311,8 @@ def session_before_compact(
     :param custom_instructions: the focus text given to ``/compact``, or None
     :param reason: ``"manual"`` (``/compact``), ``"threshold"`` or ``"overflow"``
     :param will_retry: whether the aborted turn is retried after compaction (overflow recovery)
-    :param signal: set when the user aborts; wait inside ``signal.scope()`` or pass it on to model
-        calls
+    :param signal: the compaction's abort signal (``signal.aborted`` once the user aborts): wait
+        inside ``signal.scope()`` or pass it on to model calls
     :param ctx: the hook context
     :returns: ``Cancel()`` to cancel the compaction; ``CompactionOverride(summary,
         first_kept_entry_id, tokens_before, details=..., usage=...)`` to use your summary
@@ -319,7 +329,8 @@ def session_compact(
 ) -> None:
     """A compaction succeeded and its entry was written to the session file.
 
-    :param compaction_entry: the ``compaction`` entry that was appended
+    :param compaction_entry: the ``compaction`` entry that was appended, as written to the file
+        (camelCase keys: ``summary``, ``firstKeptEntryId``, ``tokensBefore``, ``usage`` …)
     :param from_extension: whether a plugin supplied the summary through
         ``session_before_compact``
     :param ctx: the hook context
@@ -406,7 +417,8 @@ def session_before_tree(
 
     :param preparation: the move: target, old leaf, common ancestor, the entries to summarize,
         whether the user wants a summary, their instructions and label
-    :param signal: set when the user aborts; pass it on to model calls
+    :param signal: the navigation's abort signal (``signal.aborted`` once the user aborts): wait
+        inside ``signal.scope()`` or pass it on to model calls
     :param ctx: the hook context
     :returns: ``Cancel()``; or ``TreeNavigationOptions(summary=BranchSummary(...),
         custom_instructions=..., replace_instructions=..., label=...)`` (any of them; the
@@ -429,7 +441,8 @@ def session_tree(
 
     :param new_leaf_id: the current position now, or None at the root
     :param old_leaf_id: the position that was left, or None
-    :param summary_entry: the ``branch_summary`` entry written for the branch left, or None
+    :param summary_entry: the ``branch_summary`` entry written for the branch left (``fromId``,
+        ``summary`` …), or None
     :param from_extension: whether a plugin supplied that summary (false when there is none)
     :param ctx: the hook context
     :returns: Ignored.
@@ -481,7 +494,7 @@ def agent_end(messages: list[AgentMessage], will_retry: bool, ctx: HookContext) 
 
     Automatic work (a retry, overflow recovery, queued messages) may still follow.
 
-    :param messages: the messages the run produced
+    :param messages: the messages the run produced, in order
     :param will_retry: whether knightcode retries the run (e.g. after compacting on overflow)
     :param ctx: the hook context
     :returns: Ignored.
@@ -547,7 +560,8 @@ def context(messages: list[AgentMessage], ctx: HookContext) -> list[AgentMessage
 
     The messages are a deep copy: changing them affects only this request, never the session.
 
-    :param messages: the conversation for this request, as changed by earlier handlers
+    :param messages: a deep copy of the conversation for this request, as changed by earlier
+        handlers
     :param ctx: the hook context
     :returns: the messages to send instead, or None to leave them unchanged.
 
@@ -586,6 +600,8 @@ def after_provider_response(status: int, headers: dict[str, str], ctx: HookConte
 
 
 # --- Message and tool execution hooks ---
+# These report progress; they cannot change anything. The same events feed the JSON and RPC
+# streams (``docs/json.md``).
 
 
 @hookspec
@@ -593,7 +609,8 @@ def after_provider_response(status: int, headers: dict[str, str], ctx: HookConte
 def message_start(message: AgentMessage, ctx: HookContext) -> None:
     """A message started: a user, assistant, tool result or custom message.
 
-    :param message: the message (an assistant message is still empty)
+    :param message: the message; its ``role`` says which kind (an assistant message is still
+        empty)
     :param ctx: the hook context
     :returns: Ignored.
 
@@ -625,7 +642,8 @@ def message_update(
 def message_end(message: AgentMessage, ctx: HookContext) -> None:
     """A message is complete; this is the authoritative final message.
 
-    :param message: the final message
+    :param message: the final message; its ``role`` says which kind (an assistant message has
+        its ``stopReason``)
     :param ctx: the hook context
     :returns: Ignored.
 
@@ -664,7 +682,7 @@ def tool_execution_update(
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
     :param args: the arguments of the call
-    :param partial_result: the latest partial result of the tool
+    :param partial_result: the latest partial result of the tool (``content`` and ``details``)
     :param ctx: the hook context
     :returns: Ignored.
 
@@ -681,7 +699,7 @@ def tool_execution_end(
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
-    :param result: the final result
+    :param result: the final result (``content`` and ``details``)
     :param is_error: whether the call failed
     :param ctx: the hook context
     :returns: Ignored.
@@ -691,6 +709,7 @@ def tool_execution_end(
 
 
 # --- Tool hooks ---
+# A plugin's guard and filter on every tool call, built-in and plugin tools alike.
 
 
 @hookspec
@@ -734,7 +753,8 @@ def tool_result(
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
     :param input: the arguments of the call
-    :param content: the result's content blocks, as patched by earlier handlers
+    :param content: the result's content blocks (text and images), as patched by earlier
+        handlers
     :param details: the tool-specific details, as patched by earlier handlers
     :param is_error: whether the result is an error, as patched by earlier handlers
     :param ctx: the hook context
@@ -746,6 +766,7 @@ def tool_result(
 
 
 # --- Input and model hooks ---
+# What the user types and runs, and the model and thinking level they choose.
 
 
 @hookspec
@@ -820,8 +841,8 @@ def thinking_level_select(
 ) -> None:
     """The thinking level changed.
 
-    :param level: the new level: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``
-        or ``"xhigh"``
+    :param level: the new level: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``,
+        ``"xhigh"`` or (where the provider has it) ``"max"``
     :param previous_level: the level before, or None
     :param ctx: the hook context
     :returns: Ignored.
