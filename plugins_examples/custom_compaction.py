@@ -1,7 +1,7 @@
 """An example extension: compaction summaries written by a different (cheaper, faster) model.
 
 Load it for one run with ``knightcode -e plugins_examples/custom_compaction.py --compaction-model
-provider/model-id``, or copy it into ``~/.knightcode/_agent/extensions/``.
+provider/model-id``, or copy it into ``~/.knightcode/agent/extensions/``.
 
 It answers ``session_before_compact``: instead of the default checkpoint of the old messages,
 it asks the ``--compaction-model`` for one summary of *everything* being compacted (the history

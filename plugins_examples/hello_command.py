@@ -1,7 +1,7 @@
 """An example single-file extension: a slash command, a flag and a guard on tool calls.
 
 Load it for one run with ``knightcode -e plugins_examples/hello_command.py``, or copy it into
-``~/.knightcode/_agent/extensions/`` to load it every time.
+``~/.knightcode/agent/extensions/`` to load it every time.
 
 - ``/hello [name]`` greets (through the UI, so it works in every mode);
 - ``--hello-name NAME`` sets who is greeted when ``/hello`` gets no argument;

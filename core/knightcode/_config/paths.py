@@ -14,7 +14,7 @@ PROJECT_CONFIG_DIRNAME = ".knightcode"
 
 
 def agent_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The agent directory: ``$KNIGHTCODE_CODING_AGENT_DIR`` if set, else ``~/.knightcode/_agent``.
+    """The agent directory: ``$KNIGHTCODE_CODING_AGENT_DIR`` if set, else ``~/.knightcode/agent``.
 
     The variable's value has ``~`` expanded and is made absolute (relative to the current
     directory) so that later ``chdir`` calls cannot move it. The directory is not created.

@@ -2,7 +2,7 @@
 
 Every way a value can be wrong becomes one line naming the file and the dotted field::
 
-    models.json error in /home/u/.knightcode/_agent/models.json:
+    models.json error in /home/u/.knightcode/agent/models.json:
     providers.local.models[0].contextWindow: expected a positive integer, got 0
 
 (on one line).

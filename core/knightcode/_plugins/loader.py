@@ -20,7 +20,7 @@ MODULE_PREFIX = "knightcode_ext_"
 def module_name_for(path: Path) -> str:
     """A module name unique to this extension path.
 
-    Two extensions may share a file name (``~/.knightcode/_agent/extensions/tools.py`` and
+    Two extensions may share a file name (``~/.knightcode/agent/extensions/tools.py`` and
     ``.knightcode/extensions/tools.py``), so the name carries a hash of the full path.
     """
     digest = hashlib.sha1(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
