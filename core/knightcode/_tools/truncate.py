@@ -1,6 +1,6 @@
-"""Output truncation shared by the tools: a line limit and a byte limit, whichever hits first.
+r"""Output truncation shared by the tools: a line limit and a byte limit, whichever hits first.
 
-Bytes are counted as UTF-8 and lines as pieces of ``text.split("\\n")``, like the reference, so
+Bytes are counted as UTF-8 and lines as pieces of ``text.split("\n")``, like the reference, so
 the notices the model sees ("Showing lines 1-2000 of 2500") agree with what it would get there.
 """
 

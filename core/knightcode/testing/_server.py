@@ -7,6 +7,7 @@ are kept alive between requests, and streamed bodies use ``Transfer-Encoding: ch
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -102,10 +103,8 @@ class ScriptedServer:
         with self._lock:
             connections = list(self._connections)
         for connection in connections:
-            try:
+            with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -206,10 +205,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.owner._track(self.connection, True)
 
     def finish(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             super().finish()
-        except OSError:
-            pass
         self.server.owner._track(self.connection, False)
 
     def log_message(self, format: str, *args: Any) -> None:
