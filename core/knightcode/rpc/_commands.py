@@ -61,22 +61,28 @@ class CommandMixin:
     """The command methods; :meth:`call` and the event helpers come from the client."""
 
     if TYPE_CHECKING:
+        # Provided by the client; declared here for the type checker.
+        history: list[Record]
 
         async def call(
             self, command: Mapping[str, object], *, timeout: float | None = None
-        ) -> object: ...
-        def mark(self) -> int: ...
+        ) -> object:
+            """See :meth:`knightcode.rpc.Client.call`."""
+
+        def mark(self) -> int:
+            """See :meth:`knightcode.rpc.Client.mark`."""
+
         async def wait_for(
             self,
             predicate: Callable[[Record], bool],
             *,
             since: int = 0,
             timeout: float | None = None,
-        ) -> Record: ...
+        ) -> Record:
+            """See :meth:`knightcode.rpc.Client.wait_for`."""
 
-        history: list[Record]
-
-        def subscribe(self, listener: Callable[[Record], None]) -> Callable[[], None]: ...
+        def subscribe(self, listener: Callable[[Record], None]) -> Callable[[], None]:
+            """See :meth:`knightcode.rpc.Client.subscribe`."""
 
     async def _data(self, command: Mapping[str, object], shape: type[T]) -> T:
         """Send ``command`` and return its ``data``, checked against ``shape``."""

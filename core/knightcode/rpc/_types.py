@@ -123,6 +123,8 @@ class BashResult(TypedDict):
 
 
 class TokenTotals(TypedDict):
+    """Tokens the session's requests used, summed over the whole session file."""
+
     input: int
     output: int
     cacheRead: int
@@ -131,6 +133,10 @@ class TokenTotals(TypedDict):
 
 
 class ContextUsage(TypedDict):
+    """How full the context is: estimated ``tokens`` of ``contextWindow`` (``percent`` None
+    when the window is unknown).
+    """
+
     tokens: int
     contextWindow: int
     percent: float | None
