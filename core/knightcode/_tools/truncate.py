@@ -7,12 +7,13 @@ the notices the model sees ("Showing lines 1-2000 of 2500") agree with what it w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "GREP_MAX_LINE_LENGTH",
+    "TruncationDetails",
     "TruncationResult",
     "format_size",
     "truncate_head",
@@ -26,6 +27,22 @@ DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
 
 TruncatedBy = Literal["lines", "bytes"] | None
+
+
+class TruncationDetails(TypedDict):
+    """The reference's ``details.truncation`` object of a tool result."""
+
+    content: str
+    truncated: bool
+    truncatedBy: TruncatedBy
+    totalLines: int
+    totalBytes: int
+    outputLines: int
+    outputBytes: int
+    lastLinePartial: bool
+    firstLineExceedsLimit: bool
+    maxLines: int
+    maxBytes: int
 
 
 @dataclass
@@ -44,7 +61,7 @@ class TruncationResult:
     max_lines: int
     max_bytes: int
 
-    def to_details(self) -> dict[str, Any]:
+    def to_details(self) -> TruncationDetails:
         """The reference's ``details.truncation`` object (camelCase keys)."""
         return {
             "content": self.content,
