@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 
-from knightcode.rpc import RpcClosedError, RpcError
+from knightcode.rpc import Client, RpcClosedError, RpcError
 
 from .conftest import Rpc, is_type
 from .test_rpc_plugins import PLUGIN
@@ -50,3 +51,27 @@ async def test_failed_commands_raise_and_raw_responses_land_in_history(rpc: Rpc)
     await client.send_raw(b'{"type":"get_state","id":"mine"}\n')
     response = await client.wait_for(is_type("response"), since=mark)
     assert response["id"] == "mine" and response["data"]["isStreaming"] is False
+
+
+# A stand-in for knightcode that answers with data of the wrong shape: the client's typed methods
+# must notice instead of handing back something their return type does not describe.
+WRONG_SHAPES = r"""
+import json, sys
+print(5, flush=True)  # JSON, but not a record
+for line in sys.stdin:
+    command = json.loads(line)
+    data = {"get_state": {"model": {}}, "fork": {"cancelled": False}}.get(command["type"])
+    response = {"type": "response", "command": command["type"], "success": True, "data": data}
+    print(json.dumps({"id": command["id"], **response}), flush=True)
+"""
+
+
+async def test_response_data_is_checked_against_the_shared_shapes() -> None:
+    async with Client(command=[sys.executable, "-c", WRONG_SHAPES], timeout=20) as client:
+        with pytest.raises(TypeError, match="get_state: unexpected response data"):
+            await client.get_state()
+        assert await client.fork("e1") == {"cancelled": False}  # "text" is NotRequired
+        with pytest.raises(TypeError, match="get_fork_messages: unexpected response data None"):
+            await client.get_fork_messages()
+        assert client.stray_lines == [b"5"]
+        assert client.history == []

@@ -4,56 +4,21 @@ for: the user messages a fork can start from, the last answer, and the session's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from knightcode._session.messages import content_text
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
     from knightcode._types.messages import Usage
+    from knightcode.rpc._types import ForkMessage, SessionStats
 
-__all__ = ["ForkPoint", "SessionStats", "fork_messages", "last_assistant_text", "session_stats"]
-
-
-class ForkPoint(TypedDict):
-    """A user message a fork can start from."""
-
-    entryId: str
-    text: str
+__all__ = ["fork_messages", "last_assistant_text", "session_stats"]
 
 
-class TokenTotals(TypedDict):
-    input: int
-    output: int
-    cacheRead: int
-    cacheWrite: int
-    total: int
-
-
-class ContextUsage(TypedDict):
-    tokens: int
-    contextWindow: int
-    percent: float | None
-
-
-class SessionStats(TypedDict):
-    """``get_session_stats``: counts, token totals and cost, and how full the context is."""
-
-    sessionFile: str | None
-    sessionId: str
-    userMessages: int
-    assistantMessages: int
-    toolCalls: int
-    toolResults: int
-    totalMessages: int
-    tokens: TokenTotals
-    cost: float
-    contextUsage: ContextUsage
-
-
-def fork_messages(agent: AgentSession) -> list[ForkPoint]:
+def fork_messages(agent: AgentSession) -> list[ForkMessage]:
     """The user messages a fork can start from, in file order."""
-    found: list[ForkPoint] = []
+    found: list[ForkMessage] = []
     for entry in agent.session.get_entries():
         if entry["type"] == "message" and entry["message"]["role"] == "user":
             text = content_text(entry["message"]["content"])

@@ -141,9 +141,9 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
                 )
             except TimeoutError:
                 value = error_result(
-                    f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it with a '
-                    'longer timeout (a "timeout" argument in seconds) or split the work into smaller '
-                    "steps."
+                    f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it '
+                    'with a longer timeout (a "timeout" argument in seconds) or split the work '
+                    "into smaller steps."
                 )
                 is_error = True
         else:
@@ -177,7 +177,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
             patch = None
             result, is_error = error_result(_message_of(error)), True
         if patch is not None and not is_error:  # a failed tool keeps its error
-            patched: ToolResult = dict(result)  # type: ignore[assignment]
+            patched = result.copy()
             if isinstance(patch.content, list):
                 patched["content"] = patch.content
             if patch.details is not UNCHANGED:

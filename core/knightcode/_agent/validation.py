@@ -10,26 +10,45 @@ maximum, minLength/maxLength, minItems/maxItems.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeGuard
 
 
 class ArgumentError(ValueError):
     """Arguments that do not match the schema; the message lists every problem."""
 
 
-_TYPE_CHECKS: dict[str, Any] = {
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """A JSON number: an int or a float, but not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _anything(value: object) -> bool:
+    return True
+
+
+_TYPE_CHECKS: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "number": _is_number,
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
 }
 
 
-def _coerce(value: Any, wanted: str) -> Any:
+def _type_check(wanted: object) -> Callable[[object], bool]:
+    """The test for a schema ``type`` name; a name this validator does not know accepts all."""
+    return _TYPE_CHECKS.get(wanted, _anything) if isinstance(wanted, str) else _anything
+
+
+def _sequence(value: object) -> Sequence[object]:
+    """A schema keyword's list (``required``, ``enum``, ``anyOf`` …); anything else is empty."""
+    return value if isinstance(value, (list, tuple)) else ()
+
+
+def _coerce(value: object, wanted: object) -> object:
     """A value converted to ``wanted`` when that is lossless and obvious, else ``value``."""
     if isinstance(value, str):
         text = value.strip()
@@ -50,9 +69,9 @@ def _coerce(value: Any, wanted: str) -> Any:
             )
         if wanted == "boolean" and text.lower() in ("true", "false"):
             return text.lower() == "true"
-        if wanted in ("object", "array") and text[:1] in "{[":
+        if (wanted == "object" or wanted == "array") and text[:1] in "{[":
             try:
-                parsed = json.loads(text)
+                parsed: object = json.loads(text)
             except ValueError:
                 return value
             return parsed if _TYPE_CHECKS[wanted](parsed) else value
@@ -60,93 +79,102 @@ def _coerce(value: Any, wanted: str) -> Any:
         return value
     if wanted == "integer" and isinstance(value, float) and value.is_integer():
         return int(value)
-    if wanted == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if wanted == "string" and _is_number(value):
         return str(value)
     return value
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     text = (
         json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else json.dumps(value)
     )
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def validate(value: Any, schema: Mapping[str, Any], path: str, problems: list[str]) -> Any:
+def validate(value: object, schema: object, path: str, problems: list[str]) -> object:
     """Validate (and coerce) ``value`` against ``schema``; returns the possibly coerced value and
-    appends each problem, prefixed by its ``path``, to ``problems``.
+    appends each problem, prefixed by its ``path``, to ``problems``. A ``schema`` that is not a
+    non-empty dict accepts everything.
     """
     if not isinstance(schema, dict) or not schema:
         return value
+    rules: Mapping[str, object] = schema
     for key in ("anyOf", "oneOf"):
-        if key in schema:
-            for option in schema[key]:
+        if key in rules:
+            for option in _sequence(rules[key]):
                 attempt: list[str] = []
                 result = validate(value, option, path, attempt)
                 if not attempt:
                     return result
             problems.append(f"{path}: {_describe(value)} matches none of the allowed forms")
             return value
-    wanted = schema.get("type")
+    wanted = rules.get("type")
     if wanted is not None:
         types = wanted if isinstance(wanted, list) else [wanted]
-        if not any(_TYPE_CHECKS.get(t, lambda v: True)(value) for t in types):
+        if not any(_type_check(t)(value) for t in types):
             for t in types:
                 coerced = _coerce(value, t)
-                if _TYPE_CHECKS.get(t, lambda v: True)(coerced):
+                if _type_check(t)(coerced):
                     value = coerced
                     break
             else:
-                problems.append(f"{path}: expected {' or '.join(types)}, got {_describe(value)}")
+                expected = " or ".join(map(str, types))
+                problems.append(f"{path}: expected {expected}, got {_describe(value)}")
                 return value
-    if "enum" in schema and value not in schema["enum"]:
-        problems.append(
-            f"{path}: must be one of {', '.join(_describe(v) for v in schema['enum'])}; got {_describe(value)}"
-        )
-    if "const" in schema and value != schema["const"]:
-        problems.append(f"{path}: must be {_describe(schema['const'])}")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            problems.append(f"{path}: must be at least {schema['minimum']}")
-        if "maximum" in schema and value > schema["maximum"]:
-            problems.append(f"{path}: must be at most {schema['maximum']}")
+    if "enum" in rules:
+        allowed = _sequence(rules["enum"])
+        if value not in allowed:
+            choices = ", ".join(_describe(v) for v in allowed)
+            problems.append(f"{path}: must be one of {choices}; got {_describe(value)}")
+    if "const" in rules and value != rules["const"]:
+        problems.append(f"{path}: must be {_describe(rules['const'])}")
+    if _is_number(value):
+        minimum, maximum = rules.get("minimum"), rules.get("maximum")
+        if isinstance(minimum, (int, float)) and value < minimum:
+            problems.append(f"{path}: must be at least {minimum}")
+        if isinstance(maximum, (int, float)) and value > maximum:
+            problems.append(f"{path}: must be at most {maximum}")
     if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            problems.append(f"{path}: must be at least {schema['minLength']} characters")
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            problems.append(f"{path}: must be at most {schema['maxLength']} characters")
+        min_length, max_length = rules.get("minLength"), rules.get("maxLength")
+        if _is_number(min_length) and len(value) < min_length:
+            problems.append(f"{path}: must be at least {min_length} characters")
+        if _is_number(max_length) and len(value) > max_length:
+            problems.append(f"{path}: must be at most {max_length} characters")
     if isinstance(value, list):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            problems.append(f"{path}: needs at least {schema['minItems']} items")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            problems.append(f"{path}: takes at most {schema['maxItems']} items")
-        items = schema.get("items")
+        min_items, max_items = rules.get("minItems"), rules.get("maxItems")
+        if _is_number(min_items) and len(value) < min_items:
+            problems.append(f"{path}: needs at least {min_items} items")
+        if _is_number(max_items) and len(value) > max_items:
+            problems.append(f"{path}: takes at most {max_items} items")
+        items = rules.get("items")
         if isinstance(items, dict):
             value = [
                 validate(item, items, f"{path}[{index}]", problems)
                 for index, item in enumerate(value)
             ]
     if isinstance(value, dict):
-        value = _validate_object(value, schema, path, problems)
+        value = _validate_object(value, rules, path, problems)
     return value
 
 
 def _validate_object(
-    value: dict[str, Any], schema: dict[str, Any], path: str, problems: list[str]
-) -> dict[str, Any]:
-    properties = schema.get("properties") or {}
-    for name in schema.get("required") or []:
+    value: Mapping[str, object], schema: Mapping[str, object], path: str, problems: list[str]
+) -> dict[str, object]:
+    properties = schema.get("properties")
+    known: Mapping[str, object] = properties if isinstance(properties, dict) else {}
+    for name in _sequence(schema.get("required")):
         if name not in value:
             problems.append(f"{path}.{name}: required" if path else f"{name}: required")
     result = dict(value)
+    additional = schema.get("additionalProperties")
     for name, item in value.items():
         where = f"{path}.{name}" if path else name
-        if name in properties:
-            result[name] = validate(item, properties[name], where, problems)
-        elif schema.get("additionalProperties") is False:
+        if name in known:
+            result[name] = validate(item, known[name], where, problems)
+        elif additional is False:
             problems.append(f"{where}: not an allowed argument")
-        elif isinstance(schema.get("additionalProperties"), dict):
-            result[name] = validate(item, schema["additionalProperties"], where, problems)
+        elif isinstance(additional, dict):
+            result[name] = validate(item, additional, where, problems)
     return result
 
 
@@ -160,9 +188,12 @@ def validate_arguments(
     problems: list[str] = []
     if not isinstance(arguments, dict):
         raise ArgumentError(
-            f"Invalid arguments for tool {tool_name}: expected an object, got {_describe(arguments)}"
+            f"Invalid arguments for tool {tool_name}: expected an object, "
+            f"got {_describe(arguments)}"
         )
     result = validate(arguments, schema or {}, "", problems)
     if problems:
         raise ArgumentError(f"Invalid arguments for tool {tool_name}: " + "; ".join(problems))
-    return result  # type: ignore[no-any-return]
+    if not isinstance(result, dict):  # coercion never turns an object into anything else
+        raise ArgumentError(f"Invalid arguments for tool {tool_name}: expected an object")
+    return result

@@ -7,19 +7,22 @@ built — with the plugins' flags in ``--help`` like any other option.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from knightcode._cli.prescan import prescan
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
-from knightcode._types.messages import THINKING_LEVELS, ThinkingLevel
+from knightcode._types.messages import THINKING_LEVELS, ThinkingLevel, thinking_level_of
 from knightcode._version import __version__
 
 if TYPE_CHECKING:
+    from knightcode._plugins.context import FlagValue
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
 MODES = ("text", "json", "rpc")
@@ -61,7 +64,7 @@ class RunRequest:
     approve: bool = False
     extension_paths: list[Path] = field(default_factory=list)
     no_extensions: bool = False
-    plugin_flags: dict[str, Any] = field(default_factory=dict)
+    plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
 
 
 def split_model(provider: str | None, model: str | None) -> tuple[str | None, str | None]:
@@ -86,7 +89,56 @@ def parse_tools(value: str) -> list[str]:
     return names
 
 
-def _check_conflicts(params: dict[str, Any]) -> None:
+Params = Mapping[str, object]
+"""The parsed options as click hands them to the command's callback (parameter name -> value)."""
+
+
+def _wrong(key: str, value: object, expected: str) -> TypeError:
+    # click's option types guarantee the shapes; this is a mistake in the option table.
+    return TypeError(f"option {key!r}: expected {expected}, got {value!r}")
+
+
+def _text(params: Params, key: str) -> str | None:
+    value = params[key]
+    if value is not None and not isinstance(value, str):
+        raise _wrong(key, value, "text")
+    return value
+
+
+def _path(params: Params, key: str) -> Path | None:
+    value = params[key]
+    if value is not None and not isinstance(value, Path):
+        raise _wrong(key, value, "a path")
+    return value
+
+
+def _texts(params: Params, key: str) -> list[str]:
+    value = params[key]
+    texts = [item for item in value if isinstance(item, str)] if isinstance(value, tuple) else []
+    if not isinstance(value, tuple) or len(texts) != len(value):
+        raise _wrong(key, value, "a tuple of texts")
+    return texts
+
+
+def _paths(params: Params, key: str) -> list[Path]:
+    value = params[key]
+    paths = (
+        [Path(item) for item in value if isinstance(item, (str, os.PathLike))]
+        if isinstance(value, tuple)
+        else []
+    )
+    if not isinstance(value, tuple) or len(paths) != len(value):
+        raise _wrong(key, value, "a tuple of paths")
+    return paths
+
+
+def _flag_value(key: str, value: object) -> FlagValue:
+    if value is not None and not isinstance(value, (str, bool)):
+        raise _wrong(key, value, "a flag value")
+    return value
+
+
+def _check_conflicts(params: Params) -> None:
     pairs = [
         ("session", "no_session", "--session", "--no-session"),
         ("session", "continue_recent", "--session", "--continue"),
@@ -101,47 +153,48 @@ def _check_conflicts(params: dict[str, Any]) -> None:
             raise UsageError(f"{left_flag} and {right_flag} cannot be used together")
 
 
-def make_request(params: dict[str, Any]) -> RunRequest:
+def make_request(params: Params) -> RunRequest:
     """Validate the parsed options and decide the mode."""
     _check_conflicts(params)
-    mode = params["mode"]
+    mode = _text(params, "mode")
     if params["print_mode"]:
         if mode == "rpc":
             raise UsageError("--print and --mode rpc cannot be used together")
         mode = mode or "text"
-    messages = list(params["messages"])
+    messages = _texts(params, "messages")
     if mode is None:
         mode = "interactive"
     if mode == "rpc" and messages:
         raise UsageError(
             "--mode rpc takes no messages on the command line; send 'prompt' commands on stdin"
         )
-    provider, model = split_model(params["provider"], params["model"])
+    provider, model = split_model(_text(params, "provider"), _text(params, "model"))
     # Flag names may hold dashes, which click turns into underscores in the parameter name.
     flags = {
-        key[len(FLAG_PREFIX) :].replace("_", "-"): value
+        key[len(FLAG_PREFIX) :].replace("_", "-"): _flag_value(key, value)
         for key, value in params.items()
         if key.startswith(FLAG_PREFIX)
     }
+    tools = _text(params, "tools")
     return RunRequest(
         mode=mode,
         messages=messages,
         provider=provider,
         model=model,
-        thinking=params["thinking"],
-        session=params["session"],
-        session_dir=params["session_dir"],
-        no_session=params["no_session"],
-        continue_recent=params["continue_recent"],
-        resume=params["resume"],
-        tools=parse_tools(params["tools"]) if params["tools"] is not None else None,
-        no_tools=params["no_tools"],
-        no_builtin_tools=params["no_builtin_tools"],
-        system_prompt=params["system_prompt"],
-        append_system_prompt=list(params["append_system_prompt"]),
-        approve=params["approve"],
-        extension_paths=[Path(p).expanduser() for p in params["extension"]],
-        no_extensions=params["no_extensions"],
+        thinking=thinking_level_of(params["thinking"]),
+        session=_path(params, "session"),
+        session_dir=_path(params, "session_dir"),
+        no_session=bool(params["no_session"]),
+        continue_recent=bool(params["continue_recent"]),
+        resume=bool(params["resume"]),
+        tools=parse_tools(tools) if tools is not None else None,
+        no_tools=bool(params["no_tools"]),
+        no_builtin_tools=bool(params["no_builtin_tools"]),
+        system_prompt=_text(params, "system_prompt"),
+        append_system_prompt=_texts(params, "append_system_prompt"),
+        approve=bool(params["approve"]),
+        extension_paths=[path.expanduser() for path in _paths(params, "extension")],
+        no_extensions=bool(params["no_extensions"]),
         plugin_flags=flags,
     )
 
@@ -153,7 +206,10 @@ def _options() -> list[click.Parameter]:
             ["--mode"],
             type=click.Choice(MODES),
             default=None,
-            help="Output mode: text (print the final answer), json (event stream), rpc (stdin/stdout protocol).",
+            help=(
+                "Output mode: text (print the final answer), json (event stream), "
+                "rpc (stdin/stdout protocol)."
+            ),
         ),
         click.Option(
             ["-p", "--print", "print_mode"],
@@ -280,8 +336,8 @@ def build_command(host: PluginHost | None) -> click.Command:
         "knightcode",
         params=params,
         callback=lambda **values: make_request(values),
-        help="knightcode: a coding agent for your terminal.\n\nStarts an interactive session, or with "
-        "-p / --mode answers MESSAGE and exits. '@file' messages attach files.",
+        help="knightcode: a coding agent for your terminal.\n\nStarts an interactive session, "
+        "or with -p / --mode answers MESSAGE and exits. '@file' messages attach files.",
         epilog=EPILOG,
         context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
@@ -323,7 +379,9 @@ def warn(message: str) -> None:
 
 
 def run_main(args: list[str]) -> int:
-    """Parse ``args`` with the plugins loaded and start the requested mode; returns the exit status."""
+    """Parse ``args`` with the plugins loaded and start the requested mode; returns the exit
+    status.
+    """
     plan, host = load_plugins(args)
     command = build_command(host)
     if host is not None:

@@ -21,7 +21,9 @@ class Prescan:
 
 
 def prescan(args: list[str]) -> Prescan:
-    """Pick ``-e/--extension PATH`` (repeatable), ``--no-extensions`` and ``--approve`` out of ``args``."""
+    """Pick ``-e/--extension PATH`` (repeatable), ``--no-extensions`` and ``--approve`` out of
+    ``args``.
+    """
     found = Prescan()
     index = 0
     while index < len(args):

@@ -9,6 +9,7 @@ record on stdout (``spec/json.md``); nothing else is written to stdout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -48,10 +49,8 @@ async def run_print(
         agent.abort()
 
     for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix
             loop.add_signal_handler(signum, on_signal)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-            pass
     try:
         for index, text in enumerate(prompts.messages):
             await agent.prompt(text, prompts.images if index == 0 else None, source="rpc")

@@ -50,7 +50,8 @@ def open_session(
         return SessionManager.continue_recent(cwd, session_dir)
     if request.resume:
         raise NotAvailableError(
-            "--resume needs the interactive session picker, which is not built yet; use --session PATH or -c"
+            "--resume needs the interactive session picker, which is not built yet; "
+            "use --session PATH or -c"
         )
     return SessionManager.create(cwd, session_dir)
 
@@ -107,7 +108,8 @@ def choose_tools(
         unknown = [name for name in request.tools if name not in every]
         if unknown:
             raise UsageError(
-                f"--tools: unknown tool {', '.join(map(repr, unknown))}; available: {', '.join(sorted(every))}"
+                f"--tools: unknown tool {', '.join(map(repr, unknown))}; "
+                f"available: {', '.join(sorted(every))}"
             )
         return {name: every[name] for name in request.tools}
     builtins: list[str] = (
@@ -118,7 +120,8 @@ def choose_tools(
     unknown = [name for name in builtins if name not in every]
     if unknown:
         raise ConfigError(
-            f"settings defaultTools: unknown tool {', '.join(map(repr, unknown))}; built-in tools: {', '.join(BUILTIN_TOOL_NAMES)}"
+            f"settings defaultTools: unknown tool {', '.join(map(repr, unknown))}; "
+            f"built-in tools: {', '.join(BUILTIN_TOOL_NAMES)}"
         )
     active = {name: every[name] for name in builtins}
     active.update(

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 RULE_ATTRIBUTE = "knightcode_rule"
 
@@ -80,7 +80,7 @@ def combine(rule: Rule, chained: str | None = None) -> Callable[[F], F]:
     return mark
 
 
-def rule_of(spec_function: Callable[..., Any]) -> HookRule:
+def rule_of(spec_function: Callable[..., object]) -> HookRule:
     """The rule declared on a hookspec function (NOTIFY when none was declared)."""
     found = getattr(spec_function, RULE_ATTRIBUTE, None)
     return found if isinstance(found, HookRule) else HookRule(Rule.NOTIFY)

@@ -12,7 +12,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from knightcode._errors import KnightcodeError
 
@@ -191,7 +191,7 @@ class HookContext:
         self._models: ModelRegistry | None = None
         self._backend: ExecutionBackend | None = None
         self._shutdown: Callable[[], None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
 
     def __repr__(self) -> str:
         return f"<HookContext cwd={str(self._cwd)!r} has_ui={self._has_ui}>"

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CommandDefinition",
     "CommandHandler",
+    "Definition",
     "FlagDefinition",
     "OnUpdate",
     "ProviderDefinition",
@@ -188,7 +189,12 @@ class ProviderDefinition:
     login: Callable[[HookContext], Awaitable[None] | None] | None = None
 
 
-REGISTRATION_KINDS: dict[str, type[object]] = {
+Definition = (
+    ToolDefinition | CommandDefinition | ProviderDefinition | FlagDefinition | ShortcutDefinition
+)
+"""Anything a ``register_*`` hook registers."""
+
+REGISTRATION_KINDS: dict[str, type[Definition]] = {
     "register_tools": ToolDefinition,
     "register_commands": CommandDefinition,
     "register_providers": ProviderDefinition,

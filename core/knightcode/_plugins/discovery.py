@@ -11,9 +11,12 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knightcode._plugins.records import PluginKind
+
+if TYPE_CHECKING:
+    import importlib_metadata
 
 BUILTIN_GROUP = "knightcode.builtins"
 PACKAGE_GROUP = "knightcode.plugins"
@@ -43,7 +46,7 @@ class Candidate:
     kind: PluginKind
     source: str
     path: Path | None = None
-    entry_point: Any = None
+    entry_point: importlib_metadata.EntryPoint | None = None
     error: str | None = None
 
 

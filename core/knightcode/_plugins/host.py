@@ -44,6 +44,7 @@ from knightcode._plugins.registry import Registrations, build_definition
 
 if TYPE_CHECKING:
     from knightcode._plugins.context import FlagValue, HookContext
+    from knightcode._plugins.definitions import Definition
     from knightcode._plugins.planning import HostOptions
 
 REGISTRATION_HOOKS = (
@@ -107,7 +108,7 @@ class PluginHost:
         """Values of plugin flags given on the command line (by flag name)."""
         self.hooks = Hooks(self)
         """Fires hooks: one typed method per hook."""
-        self._staged: dict[str, list[tuple[str, object]]] = {}
+        self._staged: dict[str, list[Definition]] = {}
         self._handlers: dict[str, tuple[Handler, ...]] = {}
         self._registrations: Registrations | None = None
         self._listeners: list[Callable[[PluginFailure], None]] = []
@@ -258,16 +259,16 @@ class PluginHost:
         self._staged[record.name] = staged
         self._changed()
 
-    def _run_registration(self, plugin_name: str) -> list[tuple[str, object]]:
+    def _run_registration(self, plugin_name: str) -> list[Definition]:
         """Call the plugin's registration hooks, collecting what it registers."""
-        staged: list[tuple[str, object]] = []
+        staged: list[Definition] = []
         for hook in REGISTRATION_HOOKS:
             for impl in getattr(self._pm.hook, hook).get_hookimpls():
                 if impl.plugin_name != plugin_name:
                     continue
 
                 def register(*args: object, _hook: str = hook, **kwargs: object) -> None:
-                    staged.append((_hook, build_definition(_hook, args, kwargs)))
+                    staged.append(build_definition(_hook, args, kwargs))
 
                 result = impl.function(*[register for _ in impl.argnames])
                 if inspect.isawaitable(result):
@@ -309,8 +310,8 @@ class PluginHost:
         if self._registrations is None:
             registrations = Registrations()
             for record in self.records:
-                for hook, definition in self._staged.get(record.name, ()):
-                    conflict = registrations.by_hook(hook).add(definition, record.name)
+                for definition in self._staged.get(record.name, ()):
+                    conflict = registrations.add(definition, record.name)
                     if conflict:
                         registrations.conflicts.append(conflict)
             self._registrations = registrations

@@ -9,8 +9,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import CodeType, ModuleType
 
 from knightcode._plugins.discovery import Candidate
 
@@ -29,7 +28,9 @@ def module_name_for(path: Path) -> str:
 
 
 def describe_exception(error: BaseException, path: Path | None = None) -> str:
-    """One line saying what went wrong and where, e.g. ``SyntaxError: invalid syntax (x.py, line 3)``."""
+    """One line saying what went wrong and where, e.g.
+    ``SyntaxError: invalid syntax (x.py, line 3)``.
+    """
     if isinstance(error, SyntaxError):
         where = f" ({Path(error.filename).name if error.filename else '?'}, line {error.lineno})"
         return f"SyntaxError: {error.msg}{where}"
@@ -52,7 +53,7 @@ class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
     user's extension folders is litter (in a project folder it would even look like an edit).
     """
 
-    def get_code(self, fullname: str) -> Any:
+    def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
         return self.source_to_code(self.get_data(path), path)
 
@@ -90,7 +91,7 @@ def forget_extension_modules(path: Path) -> None:
         del sys.modules[key]
 
 
-def load_candidate(candidate: Candidate) -> Any:
+def load_candidate(candidate: Candidate) -> object:
     """The plugin object of a candidate: the imported module, or the entry point's target."""
     if candidate.entry_point is not None:
         return candidate.entry_point.load()

@@ -2,8 +2,8 @@
 
 :func:`make_plan` reads the settings (global, and the project's only when trusted), finds every
 candidate in DESIGN.md's order — built-ins, installed packages, user extensions, trusted project
-extensions, settings paths, ``-e`` paths — and applies ``-NAME`` blocking. :func:`create_plugin_host`
-turns a plan into a loaded :class:`~knightcode._plugins.host.PluginHost`.
+extensions, settings paths, ``-e`` paths — and applies ``-NAME`` blocking.
+:func:`create_plugin_host` turns a plan into a loaded :class:`~knightcode._plugins.host.PluginHost`.
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def make_plan(options: HostOptions) -> LoadPlan:
         )
         if not known_builtin and not any(matches_block(c, name) for c in found):
             warnings.append(
-                f"settings block an unknown plugin {name!r}; 'knightcode config list' shows the names"
+                f"settings block an unknown plugin {name!r}; "
+                "'knightcode config list' shows the names"
             )
     if trust.notice:
         warnings.append(trust.notice)
@@ -192,7 +193,10 @@ def apply_plan(host: PluginHost, plan: LoadPlan) -> None:
                 "(not installed)",
                 0,
                 PluginStatus.MISSING,
-                error="declared by knightcode but missing from the installed metadata; reinstall knightcode",
+                error=(
+                    "declared by knightcode but missing from the installed metadata; "
+                    "reinstall knightcode"
+                ),
             )
         )
     host.warnings.extend(plan.warnings)

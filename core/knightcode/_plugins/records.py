@@ -5,10 +5,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 
-class PluginKind(str, enum.Enum):
+class PluginKind(enum.StrEnum):
     """Where a plugin came from, in load order (which is also the order its handlers run in)."""
 
     BUILTIN = "builtin"
@@ -30,7 +29,7 @@ class PluginKind(str, enum.Enum):
         return self not in (PluginKind.BUILTIN, PluginKind.PACKAGE)
 
 
-class PluginStatus(str, enum.Enum):
+class PluginStatus(enum.StrEnum):
     """The outcome of loading a plugin, as ``knightcode config list`` shows it."""
 
     LOADED = "loaded"
@@ -63,7 +62,7 @@ class PluginRecord:
     order: int
     status: PluginStatus = PluginStatus.LOADED
     error: str | None = None
-    plugin: Any = None
+    plugin: object = None
     path: Path | None = None
     stamp: tuple[tuple[str, int, int], ...] = field(default_factory=tuple)
 
@@ -72,7 +71,7 @@ class PluginRecord:
         """Loaded and taking part in hooks."""
         return self.status is PluginStatus.LOADED
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The record as ``knightcode config list --json`` prints it."""
         return {
             "name": self.name,

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from knightcode._plugins.definitions import (
     REGISTRATION_KINDS,
     CommandDefinition,
+    Definition,
     FlagDefinition,
     ProviderDefinition,
     ShortcutDefinition,
@@ -41,7 +42,10 @@ class NamedRegistry(Generic[T]):
         name = key_of(definition)
         existing = self._items.get(name)
         if existing is not None:
-            return f"{owner} registers {name!r}, already registered by {existing.owner}; keeping the first"
+            return (
+                f"{owner} registers {name!r}, already registered by {existing.owner}; "
+                "keeping the first"
+            )
         self._items[name] = Registered(definition, owner)
         return None
 
@@ -75,19 +79,22 @@ class Registrations:
     shortcuts: NamedRegistry[ShortcutDefinition] = field(default_factory=NamedRegistry)
     conflicts: list[str] = field(default_factory=list)
 
-    def by_hook(self, hook: str) -> NamedRegistry[Any]:
-        """The registry filled by a registration hook."""
-        registries: dict[str, NamedRegistry[Any]] = {
-            "register_tools": self.tools,
-            "register_commands": self.commands,
-            "register_providers": self.providers,
-            "register_flags": self.flags,
-            "register_shortcuts": self.shortcuts,
-        }
-        return registries[hook]
+    def add(self, definition: Definition, owner: str) -> str | None:
+        """File a definition in the registry of its kind; returns a conflict message when the
+        name is already taken.
+        """
+        if isinstance(definition, ToolDefinition):
+            return self.tools.add(definition, owner)
+        if isinstance(definition, CommandDefinition):
+            return self.commands.add(definition, owner)
+        if isinstance(definition, ProviderDefinition):
+            return self.providers.add(definition, owner)
+        if isinstance(definition, FlagDefinition):
+            return self.flags.add(definition, owner)
+        return self.shortcuts.add(definition, owner)
 
 
-def build_definition(hook: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def build_definition(hook: str, args: tuple[object, ...], kwargs: dict[str, object]) -> Definition:
     """Turn what a plugin passed to ``register(...)`` into a definition object.
 
     Accepts the definition object itself, or its fields as keyword arguments; anything else is a
@@ -100,8 +107,9 @@ def build_definition(hook: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -
         raise TypeError(
             f"{hook}: register() takes a {kind.__name__} or keyword arguments, not {args!r}"
         )
+    factory: Callable[..., Definition] = kind  # the fields arrive as keywords, checked here
     try:
-        definition = kind(**kwargs)
+        definition = factory(**kwargs)
     except TypeError as error:
         raise TypeError(f"{hook}: {error}".replace("__init__()", kind.__name__)) from None
     raw_name = key_of(definition)
@@ -110,10 +118,12 @@ def build_definition(hook: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     if isinstance(definition, FlagDefinition):
         if not FLAG_NAME.match(definition.name):
             raise ValueError(
-                f"flag name {definition.name!r} must be lower-case letters, digits and dashes, without leading dashes"
+                f"flag name {definition.name!r} must be lower-case letters, digits and dashes, "
+                "without leading dashes"
             )
         if definition.type not in ("boolean", "string"):
             raise ValueError(
-                f"flag --{definition.name}: type must be 'boolean' or 'string', not {definition.type!r}"
+                f"flag --{definition.name}: type must be 'boolean' or 'string', "
+                f"not {definition.type!r}"
             )
     return definition

@@ -9,10 +9,10 @@ reported and left unloaded while every other plugin keeps its last good version.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knightcode._plugins.loader import source_stamp
 from knightcode._plugins.planning import LoadPlan, make_plan
@@ -114,7 +114,7 @@ def is_relevant_change(path: str) -> bool:
 
 async def watch(
     host: PluginHost,
-    on_reload: Callable[[ReloadReport], Awaitable[Any] | Any] | None = None,
+    on_reload: Callable[[ReloadReport], object] | None = None,
     stop: asyncio.Event | None = None,
     debounce_ms: int = 200,
 ) -> None:

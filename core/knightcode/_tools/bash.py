@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
@@ -22,14 +22,19 @@ from knightcode._tools.results import (
     schedule_update,
     text_result,
 )
-from knightcode._tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from knightcode._tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationDetails,
+    format_size,
+)
 
 __all__ = ["UPDATE_INTERVAL", "create_bash_tool", "shell_environment"]
 
 UPDATE_INTERVAL = 0.1
 """Seconds between partial-output updates, so a chatty command does not flood the event stream."""
 
-BASH_PARAMETERS: dict[str, Any] = {
+BASH_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command line to run"},
@@ -40,6 +45,14 @@ BASH_PARAMETERS: dict[str, Any] = {
     },
     "required": ["command"],
 }
+
+
+class BashDetails(TypedDict, total=False):
+    """``details`` of a bash result whose output was truncated (or of a partial result)."""
+
+    truncation: TruncationDetails
+    fullOutputPath: str | None
+    """The temporary file holding the whole output."""
 
 
 def shell_environment(base: Mapping[str, str], agent_dir: Path | str | None) -> dict[str, str]:
@@ -66,7 +79,7 @@ class _ThrottledUpdates:
         self._dirty = False
         self._last = 0.0
         self._timer: asyncio.TimerHandle | None = None
-        self.pending: set[Awaitable[Any]] = set()
+        self.pending: set[Awaitable[object]] = set()
 
     def data_arrived(self) -> None:
         if self._on_update is None:
@@ -89,7 +102,7 @@ class _ThrottledUpdates:
         self._dirty = False
         self._last = time.monotonic()
         snapshot = self._output.snapshot(persist_if_truncated=True)
-        details: dict[str, Any] = {}
+        details: BashDetails = {}
         if snapshot.truncation.truncated:
             details["truncation"] = snapshot.truncation.to_details()
         if snapshot.full_output_path:
@@ -102,7 +115,9 @@ class _ThrottledUpdates:
             self._timer = None
 
 
-def _format(snapshot: OutputSnapshot, last_line_bytes: int, empty: str) -> tuple[str, Any]:
+def _format(
+    snapshot: OutputSnapshot, last_line_bytes: int, empty: str
+) -> tuple[str, BashDetails | None]:
     """The text the model sees, with the reference's truncation notice, and the details."""
     truncation = snapshot.truncation
     text = snapshot.content or empty
@@ -131,7 +146,7 @@ def _with_status(text: str, status: str) -> str:
 
 
 async def execute_bash(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the bash tool (see :func:`create_bash_tool`)."""
     command = str(args["command"])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict
 
 from knightcode._tools.context import ToolContext
 from knightcode._tools.definition import BuiltinToolDefinition
@@ -31,7 +32,7 @@ from knightcode._tools.results import (
 
 __all__ = ["create_edit_tool", "prepare_edit_arguments"]
 
-EDIT_PARAMETERS: dict[str, Any] = {
+EDIT_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -63,21 +64,30 @@ EDIT_PARAMETERS: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+
+class EditDetails(TypedDict):
+    """``details`` of an edit result: the unified diff and where the first change is."""
+
+    diff: str
+    firstChangedLine: NotRequired[int]
+
+
 _INVALID = "Edit tool input is invalid. edits must contain at least one replacement."
 
 
-def prepare_edit_arguments(args: Any) -> Any:
+def prepare_edit_arguments(args: dict[str, object]) -> dict[str, object]:
     """Repair the argument shapes models send besides the schema's (before validation).
 
     ``edits`` as a JSON string is parsed; the legacy single-edit form ``{path, oldText, newText}``
     becomes one more entry of ``edits``. Anything else is returned unchanged.
     """
-    if not isinstance(args, dict):
+    if not isinstance(args, dict):  # a model's arguments may be anything: validation says so
         return args
     prepared = dict(args)
-    if isinstance(prepared.get("edits"), str):
+    edits_text = prepared.get("edits")
+    if isinstance(edits_text, str):
         try:
-            parsed = json.loads(prepared["edits"])
+            parsed = json.loads(edits_text)
         except ValueError:
             parsed = None
         if isinstance(parsed, list):
@@ -93,26 +103,25 @@ def prepare_edit_arguments(args: Any) -> Any:
     return prepared
 
 
-def _edits_of(args: dict[str, Any]) -> list[Edit]:
+def _edits_of(args: Mapping[str, object]) -> list[Edit]:
     raw = args.get("edits")
     if not isinstance(raw, list) or not raw:
         raise ToolError(_INVALID)
     edits = []
     for i, item in enumerate(raw):
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("oldText"), str)
-            or not isinstance(item.get("newText"), str)
-        ):
+        old_text, new_text = (
+            (item.get("oldText"), item.get("newText")) if isinstance(item, dict) else (None, None)
+        )
+        if not isinstance(old_text, str) or not isinstance(new_text, str):
             raise ToolError(
                 f"Edit tool input is invalid. edits[{i}] needs string oldText and newText."
             )
-        edits.append(Edit(item["oldText"], item["newText"]))
+        edits.append(Edit(old_text, new_text))
     return edits
 
 
 async def execute_edit(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the edit tool (see :func:`create_edit_tool`)."""
     args = prepare_edit_arguments(args)
@@ -141,7 +150,7 @@ async def execute_edit(
             ) from error
         raise_if_aborted(ctx)
     diff, first_changed = generate_diff(base, new)
-    details: dict[str, Any] = {"diff": diff}
+    details: EditDetails = {"diff": diff}
     if first_changed is not None:
         details["firstChangedLine"] = first_changed
     return text_result(f"Successfully replaced {len(edits)} block(s) in {path}.", details)

@@ -37,7 +37,7 @@ _FUZZY_CHARS = str.maketrans(
         **dict.fromkeys(
             "\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"
         ),  # hyphens, dashes, minus
-        # special spaces: no-break, U+2002–U+200A, narrow no-break, medium math, ideographic
+        # special spaces: no-break, U+2002-U+200A, narrow no-break, medium math, ideographic
         **dict.fromkeys(
             "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " "
         ),
@@ -54,7 +54,7 @@ class Edit:
 
 
 def detect_line_ending(content: str) -> str:
-    """``"\\r\\n"`` when the first line break is CRLF, else ``"\\n"``."""
+    r"""``"\r\n"`` when the first line break is CRLF, else ``"\n"``."""
     lf = content.find("\n")
     if lf == -1:
         return "\n"
@@ -183,7 +183,7 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
 
 
 def _tokens(text: str) -> list[str]:
-    """Lines with their ``\\n`` (the last one without, if unterminated), as jsdiff's diffLines
+    r"""Lines with their ``\n`` (the last one without, if unterminated), as jsdiff's diffLines
     splits them.
     """
     pieces = text.split("\n")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ["OPERATION_ABORTED", "ToolError"]
 
 OPERATION_ABORTED = "Operation aborted"
@@ -17,7 +15,7 @@ class ToolError(Exception):
     :param details: optional structured data kept beside the result (not sent to the model)
     """
 
-    def __init__(self, message: str, details: Any = None) -> None:
+    def __init__(self, message: str, details: object = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
@@ -11,13 +11,26 @@ from knightcode._tools.glob_match import compile_glob, type_glob
 from knightcode._tools.path_utils import resolve_to_cwd
 from knightcode._tools.results import OnUpdate, ToolResult, raise_if_aborted, text_result, to_int
 from knightcode._tools.ripgrep import RipgrepRun, find_ripgrep, rg_failure
-from knightcode._tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from knightcode._tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    TruncationDetails,
+    format_size,
+    truncate_head,
+)
 
 __all__ = ["DEFAULT_FIND_LIMIT", "create_find_tool", "rg_files_argv"]
 
 DEFAULT_FIND_LIMIT = 1000
 
-FIND_PARAMETERS: dict[str, Any] = {
+
+class FindDetails(TypedDict, total=False):
+    """``details`` of a find result that was cut short."""
+
+    resultLimitReached: int
+    truncation: TruncationDetails
+
+
+FIND_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "pattern": {
@@ -54,7 +67,7 @@ def rg_files_argv(rg: str, pattern: str) -> list[str]:
 
 
 async def execute_find(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the find tool (see :func:`create_find_tool`)."""
     raise_if_aborted(ctx)
@@ -104,7 +117,7 @@ async def execute_find(
     results = sorted(found[:limit])
     truncation = truncate_head("\n".join(results), max_lines=2**62)
     output = truncation.content
-    details: dict[str, Any] = {}
+    details: FindDetails = {}
     notices = []
     if len(results) >= limit:
         notices.append(

@@ -1,9 +1,9 @@
-"""fd-style glob patterns as regular expressions, for the ``find`` tool.
+r"""fd-style glob patterns as regular expressions, for the ``find`` tool.
 
 The reference runs ``fd --glob``: a pattern without ``/`` is matched against the file name, one
 with ``/`` against the whole path (with ``**/`` put in front unless it starts with ``/`` or ``**``);
 ``*`` and ``?`` never cross ``/``; ``**`` as a whole component crosses directories; ``[...]``,
-``{a,b}`` and ``\\`` escapes work; matching is case-insensitive unless the pattern has an upper-case
+``{a,b}`` and ``\`` escapes work; matching is case-insensitive unless the pattern has an upper-case
 letter ("smart case"). :func:`compile_glob` builds one multi-line regex so the whole listing is
 filtered in C rather than path by path.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import posixpath
-from typing import Any
+from typing import TypedDict
 
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
@@ -16,6 +16,7 @@ from knightcode._tools.ripgrep import LineSplitter, RipgrepRun, find_ripgrep, rg
 from knightcode._tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
+    TruncationDetails,
     format_size,
     truncate_head,
     truncate_line,
@@ -25,7 +26,16 @@ __all__ = ["DEFAULT_GREP_LIMIT", "create_grep_tool"]
 
 DEFAULT_GREP_LIMIT = 100
 
-GREP_PARAMETERS: dict[str, Any] = {
+
+class GrepDetails(TypedDict, total=False):
+    """``details`` of a grep result that was cut short."""
+
+    matchLimitReached: int
+    truncation: TruncationDetails
+    linesTruncated: bool
+
+
+GREP_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "pattern": {
@@ -63,14 +73,15 @@ GREP_PARAMETERS: dict[str, Any] = {
 _MATCH_PREFIX = b'{"type":"match"'
 
 
-def _json_text(value: Any) -> str | None:
+def _json_text(value: object) -> str | None:
     """Rg's ``{"text": ...}`` or, for bytes that are not UTF-8, ``{"bytes": base64}``."""
     if not isinstance(value, dict):
         return None
-    if isinstance(value.get("text"), str):
-        return str(value["text"])
-    if isinstance(value.get("bytes"), str):
-        return base64.b64decode(value["bytes"]).decode("utf-8", "replace")
+    text, data = value.get("text"), value.get("bytes")
+    if isinstance(text, str):
+        return text
+    if isinstance(data, str):
+        return base64.b64decode(data).decode("utf-8", "replace")
     return None
 
 
@@ -130,7 +141,7 @@ class _Formatter:
 
 
 async def execute_grep(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the grep tool (see :func:`create_grep_tool`)."""
     raise_if_aborted(ctx)
@@ -167,6 +178,8 @@ async def execute_grep(
                 data = json.loads(line)["data"]
             except (ValueError, KeyError, TypeError):
                 continue
+            if not isinstance(data, dict):
+                continue
             file_path = _json_text(data.get("path"))
             number = data.get("line_number")
             if file_path is not None and isinstance(number, int):
@@ -186,7 +199,7 @@ async def execute_grep(
         lines += await formatter.format(file_path, number, line_text)
     truncation = truncate_head("\n".join(lines), max_lines=2**62)
     output = truncation.content
-    details: dict[str, Any] = {}
+    details: GrepDetails = {}
     notices = []
     if len(matches) >= limit and run.stopped_early:
         notices.append(

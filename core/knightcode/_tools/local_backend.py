@@ -8,6 +8,7 @@ per-chunk overhead low enough for ``rg`` output on large trees (see ``bench/tool
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal as signals
@@ -80,10 +81,9 @@ class _PipeReader:
 
 
 def _signal_group(pid: int, sig: int) -> None:
-    try:
+    # The group may be gone (or its id may now belong to someone we may not signal).
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is gone (or its id now belongs to someone we may not signal)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -279,10 +279,8 @@ class LocalBackend:
     async def _kill_group(self, pid: int, exited: asyncio.Future[int]) -> None:
         """SIGTERM the group, give it ``kill_grace`` to go, then SIGKILL whatever is left."""
         _signal_group(pid, signals.SIGTERM)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(exited), self.kill_grace)
-        except TimeoutError:
-            pass
         # Grandchildren may survive the leader (or ignore SIGTERM): the group kill reaches them.
         _signal_group(pid, signals.SIGKILL)
         await exited

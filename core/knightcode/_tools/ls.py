@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
 from knightcode._tools.path_utils import resolve_to_cwd
 from knightcode._tools.results import OnUpdate, ToolResult, raise_if_aborted, text_result, to_int
-from knightcode._tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from knightcode._tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    TruncationDetails,
+    format_size,
+    truncate_head,
+)
 
 __all__ = ["DEFAULT_LS_LIMIT", "create_ls_tool"]
 
 DEFAULT_LS_LIMIT = 500
 
-LS_PARAMETERS: dict[str, Any] = {
+
+class LsDetails(TypedDict, total=False):
+    """``details`` of an ls result that was cut short."""
+
+    entryLimitReached: int
+    truncation: TruncationDetails
+
+
+LS_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -31,7 +44,7 @@ LS_PARAMETERS: dict[str, Any] = {
 
 
 async def execute_ls(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the ls tool (see :func:`create_ls_tool`)."""
     raise_if_aborted(ctx)
@@ -56,7 +69,7 @@ async def execute_ls(
         return text_result("(empty directory)")
     truncation = truncate_head("\n".join(shown), max_lines=2**62)
     output = truncation.content
-    details: dict[str, Any] = {}
+    details: LsDetails = {}
     notices = []
     if limit_reached:
         notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")

@@ -21,7 +21,7 @@ __all__ = [
     "to_posix",
 ]
 
-# U+00A0 no-break space, U+2000–U+200A typographic spaces, U+202F narrow no-break space,
+# U+00A0 no-break space, U+2000-U+200A typographic spaces, U+202F narrow no-break space,
 # U+205F medium mathematical space, U+3000 ideographic space.
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
@@ -62,7 +62,8 @@ def read_path_candidates(
     """The absolute path, then the macOS variants tried when it does not exist, in order.
 
     Variants: a narrow no-break space before ``AM.``/``PM.`` (screenshot names), NFD (how macOS
-    stores names), a curly apostrophe U+2019 for ``'`` ("Capture d’écran"), and NFD plus curly.
+    stores names), a curly apostrophe U+2019 for ``'`` (macOS's French "Capture d'écran" has
+    one), and NFD plus curly.
     """
     resolved = resolve_to_cwd(path, cwd, home)
     nfd = unicodedata.normalize("NFD", resolved)

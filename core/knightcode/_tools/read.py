@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
 
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
@@ -34,7 +33,7 @@ IMAGE_MAX_DIMENSION = 2000
 # Base64 payload ceiling, below Anthropic's 5 MB per-image limit (the reference's figure).
 IMAGE_MAX_BASE64_BYTES = int(4.5 * 1024 * 1024)
 
-READ_PARAMETERS: dict[str, Any] = {
+READ_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -69,7 +68,7 @@ def _image_result(data: bytes, mime: str) -> ToolResult:
     return {"content": content, "details": None}
 
 
-def _text_result(text: str, path: str, offset: Any, limit: Any) -> ToolResult:
+def _text_result(text: str, path: str, offset: object, limit: object) -> ToolResult:
     lines = text.split("\n")
     total = len(lines)
     start = max(0, to_int(offset, 0) - 1) if offset else 0
@@ -113,7 +112,7 @@ def _text_result(text: str, path: str, offset: Any, limit: Any) -> ToolResult:
 
 
 async def execute_read(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the read tool (see :func:`create_read_tool`)."""
     raise_if_aborted(ctx)

@@ -7,7 +7,6 @@ import errno
 import inspect
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import OPERATION_ABORTED, ToolError
@@ -52,7 +51,9 @@ async def call_update(on_update: OnUpdate, partial: ToolResult) -> None:
         await outcome
 
 
-def schedule_update(on_update: OnUpdate, partial: ToolResult, pending: set[Awaitable[Any]]) -> None:
+def schedule_update(
+    on_update: OnUpdate, partial: ToolResult, pending: set[Awaitable[object]]
+) -> None:
     """Deliver a partial result from synchronous code; an awaitable outcome is kept in
     ``pending`` so the caller can await it before returning.
     """
@@ -65,13 +66,15 @@ def schedule_update(on_update: OnUpdate, partial: ToolResult, pending: set[Await
         future.add_done_callback(pending.discard)
 
 
-def to_int(value: Any, default: int) -> int:
-    """A JSON-schema ``number`` argument as an int (JS truncation); ``default`` when absent."""
-    if value is None or isinstance(value, bool):
+def to_int(value: object, default: int) -> int:
+    """A JSON-schema ``number`` argument as an int (JS truncation); ``default`` when absent
+    (or not a number or numeric string).
+    """
+    if not isinstance(value, (int, float, str)) or isinstance(value, bool):
         return default
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return default
     if math.isnan(number):
         return default
@@ -80,7 +83,7 @@ def to_int(value: Any, default: int) -> int:
     return int(number)
 
 
-def js_number(value: Any) -> str:
+def js_number(value: object) -> str:
     """Format a number as JavaScript prints it (``1`` not ``1.0``), for exact reference texts."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

@@ -28,7 +28,7 @@ async def find_ripgrep(backend: ExecutionBackend) -> str:
 
 
 class LineSplitter:
-    """Turns output chunks into complete lines (``bytes`` without ``\\n``)."""
+    r"""Turns output chunks into complete lines (``bytes`` without ``\n``)."""
 
     def __init__(self) -> None:
         self._partial = b""

@@ -1,18 +1,19 @@
-"""Output truncation shared by the tools: a line limit and a byte limit, whichever hits first.
+r"""Output truncation shared by the tools: a line limit and a byte limit, whichever hits first.
 
-Bytes are counted as UTF-8 and lines as pieces of ``text.split("\\n")``, like the reference, so
+Bytes are counted as UTF-8 and lines as pieces of ``text.split("\n")``, like the reference, so
 the notices the model sees ("Showing lines 1-2000 of 2500") agree with what it would get there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "GREP_MAX_LINE_LENGTH",
+    "TruncationDetails",
     "TruncationResult",
     "format_size",
     "truncate_head",
@@ -26,6 +27,22 @@ DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
 
 TruncatedBy = Literal["lines", "bytes"] | None
+
+
+class TruncationDetails(TypedDict):
+    """The reference's ``details.truncation`` object of a tool result."""
+
+    content: str
+    truncated: bool
+    truncatedBy: TruncatedBy
+    totalLines: int
+    totalBytes: int
+    outputLines: int
+    outputBytes: int
+    lastLinePartial: bool
+    firstLineExceedsLimit: bool
+    maxLines: int
+    maxBytes: int
 
 
 @dataclass
@@ -44,7 +61,7 @@ class TruncationResult:
     max_lines: int
     max_bytes: int
 
-    def to_details(self) -> dict[str, Any]:
+    def to_details(self) -> TruncationDetails:
         """The reference's ``details.truncation`` object (camelCase keys)."""
         return {
             "content": self.content,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from knightcode._plugins.definitions import ToolDefinition
 from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import ToolError
@@ -20,7 +18,7 @@ from knightcode._tools.results import (
 
 __all__ = ["create_write_tool", "utf16_length"]
 
-WRITE_PARAMETERS: dict[str, Any] = {
+WRITE_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "path": {
@@ -41,7 +39,7 @@ def utf16_length(text: str) -> int:
 
 
 async def execute_write(
-    tool_call_id: str, args: dict[str, Any], ctx: ToolContext, on_update: OnUpdate = None
+    tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: OnUpdate = None
 ) -> ToolResult:
     """Run the write tool (see :func:`create_write_tool`)."""
     path = str(args["path"])

@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from knightcode._modes.rpc.framing import LineSplitter
 from knightcode._modes.wire import encode_record
@@ -32,11 +32,13 @@ from knightcode.rpc._commands import CommandMixin
 
 __all__ = ["Client", "RpcClosedError", "RpcError"]
 
-Record = dict[str, Any]
+Record = dict[str, object]
+"""One record knightcode wrote: a response, a session event, a UI request …"""
 # One decoder, fed str: json.loads(bytes) sniffs the encoding first and costs twice as much,
 # which shows when thousands of stream records arrive between two responses.
 _decode = json.JSONDecoder().decode
-UiHandler = Callable[[Record], "Mapping[str, Any] | None | Awaitable[Mapping[str, Any] | None]"]
+UiAnswer = Mapping[str, object] | None
+UiHandler = Callable[[Record], UiAnswer | Awaitable[UiAnswer]]
 
 
 class RpcError(Exception):
@@ -161,7 +163,7 @@ class Client(CommandMixin):
 
     # --- sending -----------------------------------------------------------------------------
 
-    async def send(self, command: Mapping[str, Any], *, timeout: float | None = None) -> Record:
+    async def send(self, command: Mapping[str, object], *, timeout: float | None = None) -> Record:
         """Send a command and return its response (``success`` true or false). An ``id`` is
         added when the command has none.
         """
@@ -178,9 +180,9 @@ class Client(CommandMixin):
         finally:
             self._pending.pop(request_id, None)
 
-    async def call(self, command: Mapping[str, Any], *, timeout: float | None = None) -> Any:
-        """Send a command and return the response's ``data``; raises :class:`RpcError` when it
-        failed.
+    async def call(self, command: Mapping[str, object], *, timeout: float | None = None) -> object:
+        """Send a command and return the response's ``data`` (None when it has none); raises
+        :class:`RpcError` when it failed. The typed command methods check the data's shape.
         """
         response = await self.send(command, timeout=timeout)
         if not response.get("success"):
@@ -198,7 +200,7 @@ class Client(CommandMixin):
         except (BrokenPipeError, ConnectionResetError) as error:
             raise RpcClosedError(self._describe_exit()) from error
 
-    async def respond_ui(self, request_id: str, **answer: Any) -> None:
+    async def respond_ui(self, request_id: str, **answer: object) -> None:
         """Answer an ``extension_ui_request``: ``value=``, ``confirmed=`` or ``cancelled=True``."""
         await self.send_raw(
             encode_record({"type": "extension_ui_response", "id": request_id, **answer})
@@ -207,7 +209,9 @@ class Client(CommandMixin):
     # --- receiving ---------------------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[Record], None]) -> Callable[[], None]:
-        """Call ``listener`` with every event as it arrives; returns a function that unsubscribes."""
+        """Call ``listener`` with every event as it arrives; returns a function that
+        unsubscribes.
+        """
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
@@ -286,6 +290,8 @@ class Client(CommandMixin):
             try:
                 record = _decode(line.decode("utf-8"))
             except ValueError:  # not knightcode's (it writes only records); keep, do not die
+                record = None
+            if not isinstance(record, dict):
                 self.stray_lines.append(line)
                 continue
             if record.get("type") == "response":

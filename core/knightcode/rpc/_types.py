@@ -1,26 +1,62 @@
-"""The shapes of RPC response data, as ``TypedDict`` for type checkers (the values are the plain
-dicts decoded from JSON). ``docs/rpc.md`` describes each field.
+"""The shapes of RPC response data, as ``TypedDict``: the server's handlers build them and the
+client's methods return them, so both ends are checked against the same definition (the values
+on the client are the plain dicts decoded from JSON). ``docs/rpc.md`` describes each field.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
+
+from knightcode._types.events import CompactionResult
+from knightcode._types.messages import AgentMessage, ThinkingLevel
 
 __all__ = [
+    "AssistantText",
     "BashResult",
+    "Cancelled",
     "CommandInfo",
+    "CommandList",
+    "CompactionResult",
     "ContextUsage",
     "CycleModelResult",
+    "ExportResult",
     "ForkMessage",
+    "ForkMessageList",
     "ForkResult",
+    "Message",
+    "MessageList",
+    "ModelCost",
     "ModelInfo",
+    "ModelList",
+    "QueueMode",
+    "ResponseData",
     "SessionStats",
     "State",
+    "ThinkingLevelResult",
     "TokenTotals",
 ]
 
+QueueMode = Literal["all", "one-at-a-time"]
+"""How the steering and follow-up queues deliver: everything at once, or one message a turn."""
+
+Message = AgentMessage
+"""A conversation message (``docs/session-format.md`` lists the roles and their fields)."""
+
+
+class ModelCost(TypedDict):
+    """Prices in dollars per million tokens."""
+
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+
 
 class ModelInfo(TypedDict):
+    """A model as ``get_state``, ``set_model`` and ``get_available_models`` report it
+    (configured headers are left out: they may carry credentials).
+    """
+
     id: str
     name: str
     api: str
@@ -30,18 +66,24 @@ class ModelInfo(TypedDict):
     input: list[str]
     contextWindow: int
     maxTokens: int
-    cost: dict[str, float]
+    cost: ModelCost
+
+
+class ModelList(TypedDict):
+    """``get_available_models``."""
+
+    models: list[ModelInfo]
 
 
 class State(TypedDict):
     """``get_state``."""
 
     model: ModelInfo
-    thinkingLevel: str
+    thinkingLevel: ThinkingLevel
     isStreaming: bool
     isCompacting: bool
-    steeringMode: Literal["all", "one-at-a-time"]
-    followUpMode: Literal["all", "one-at-a-time"]
+    steeringMode: QueueMode
+    followUpMode: QueueMode
     sessionFile: str | None
     sessionId: str
     sessionName: str | None
@@ -50,10 +92,24 @@ class State(TypedDict):
     pendingMessageCount: int
 
 
+class MessageList(TypedDict):
+    """``get_messages``: the conversation the model sees, oldest first."""
+
+    messages: list[AgentMessage]
+
+
 class CycleModelResult(TypedDict):
+    """``cycle_model`` (``null`` when there is no other model)."""
+
     model: ModelInfo
-    thinkingLevel: str
+    thinkingLevel: ThinkingLevel
     isScoped: bool
+
+
+class ThinkingLevelResult(TypedDict):
+    """``cycle_thinking_level`` (``null`` for a model that does not reason)."""
+
+    level: ThinkingLevel
 
 
 class BashResult(TypedDict):
@@ -67,6 +123,8 @@ class BashResult(TypedDict):
 
 
 class TokenTotals(TypedDict):
+    """Tokens the session's requests used, summed over the whole session file."""
+
     input: int
     output: int
     cacheRead: int
@@ -75,13 +133,17 @@ class TokenTotals(TypedDict):
 
 
 class ContextUsage(TypedDict):
+    """How full the context is: estimated ``tokens`` of ``contextWindow`` (``percent`` None
+    when the window is unknown).
+    """
+
     tokens: int
     contextWindow: int
     percent: float | None
 
 
 class SessionStats(TypedDict):
-    """``get_session_stats``."""
+    """``get_session_stats``: counts, token totals and cost, and how full the context is."""
 
     sessionFile: str | None
     sessionId: str
@@ -95,14 +157,42 @@ class SessionStats(TypedDict):
     contextUsage: ContextUsage
 
 
+class Cancelled(TypedDict):
+    """``new_session``, ``switch_session``, ``clone``: whether a plugin cancelled it."""
+
+    cancelled: bool
+
+
 class ForkMessage(TypedDict):
+    """A user message a fork can start from."""
+
     entryId: str
     text: str
 
 
+class ForkMessageList(TypedDict):
+    """``get_fork_messages``."""
+
+    messages: list[ForkMessage]
+
+
 class ForkResult(TypedDict):
+    """``fork``: ``text`` is the forked user message's, for the client's editor."""
+
     cancelled: bool
     text: NotRequired[str]
+
+
+class AssistantText(TypedDict):
+    """``get_last_assistant_text``."""
+
+    text: str | None
+
+
+class ExportResult(TypedDict):
+    """``export_html``: where the page was written."""
+
+    path: str
 
 
 class CommandInfo(TypedDict):
@@ -115,5 +205,29 @@ class CommandInfo(TypedDict):
     path: NotRequired[str]
 
 
-Message = dict[str, Any]
-"""A conversation message (``docs/session-format.md`` lists the roles and their fields)."""
+class CommandList(TypedDict):
+    """``get_commands``."""
+
+    commands: list[CommandInfo]
+
+
+ResponseData = (
+    State
+    | MessageList
+    | ModelInfo
+    | ModelList
+    | CycleModelResult
+    | ThinkingLevelResult
+    | CompactionResult
+    | BashResult
+    | SessionStats
+    | Cancelled
+    | ForkResult
+    | ForkMessageList
+    | AssistantText
+    | ExportResult
+    | CommandList
+    | None
+)
+"""The ``data`` of a successful response (None: ``"data": null``; commands without data
+send no ``data`` field at all)."""

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from knightcode.testing._replies import Reply, ScriptUsage
 
@@ -24,6 +23,11 @@ __all__ = [
 ]
 
 _BLOCK = 64 * 1024
+
+Json = dict[str, object]
+"""A JSON object being built for a response body."""
+Chunk = Callable[[Json], bytes]
+"""Renders one ``chat.completion.chunk`` event around a delta."""
 
 _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 _ANTHROPIC_ERROR_TYPES = {
@@ -42,7 +46,7 @@ _OPENAI_ERROR_TYPES = {
 }
 
 
-def _dumps(value: Any) -> bytes:
+def _dumps(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -59,7 +63,7 @@ def _repeated(event: bytes, count: int) -> Iterator[bytes]:
 # --- OpenAI chat completions ---
 
 
-def _openai_usage(usage: ScriptUsage | None) -> dict[str, Any]:
+def _openai_usage(usage: ScriptUsage | None) -> Json:
     u = usage or ScriptUsage()
     prompt = u.input + u.cache_read + u.cache_write
     return {
@@ -70,26 +74,26 @@ def _openai_usage(usage: ScriptUsage | None) -> dict[str, Any]:
     }
 
 
-def _wants_usage(request: Any) -> bool:
+def _wants_usage(request: object) -> bool:
     options = request.get("stream_options") if isinstance(request, dict) else None
     return isinstance(options, dict) and bool(options.get("include_usage"))
 
 
-def openai_events(reply: Reply, request: Any, serial: int, model: str) -> list[bytes]:
+def openai_events(reply: Reply, request: object, serial: int, model: str) -> list[bytes]:
     """The SSE body of a streamed chat completion."""
-    base = {
+    base: Json = {
         "id": f"chatcmpl-scripted-{serial}",
         "object": "chat.completion.chunk",
         "created": int(time.time()),
         "model": model,
     }
 
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    def chunk(delta: Json, finish: str | None = None) -> bytes:
         body = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return b"data: " + _dumps(body) + b"\n\n"
 
     events: list[bytes] = []
-    role: dict[str, Any] = {"role": "assistant"}  # sent with the first delta, as OpenAI does
+    role: Json = {"role": "assistant"}  # sent with the first delta, as OpenAI does
     for piece in reply.thinking:
         events.append(chunk({**role, "reasoning_content": piece}))
         role = {}
@@ -119,7 +123,7 @@ def openai_events(reply: Reply, request: Any, serial: int, model: str) -> list[b
     return events
 
 
-def _openai_tool_chunks(reply: Reply, chunk: Any, role: dict[str, Any]) -> list[bytes]:
+def _openai_tool_chunks(reply: Reply, chunk: Chunk, role: Json) -> list[bytes]:
     calls = reply.tool_calls
     if not calls:
         return []
@@ -134,7 +138,7 @@ def _openai_tool_chunks(reply: Reply, chunk: Any, role: dict[str, Any]) -> list[
     out = []
     for call_index, piece_index in order:
         call = calls[call_index]
-        entry: dict[str, Any] = {
+        entry: Json = {
             "index": call_index,
             "function": {"arguments": pieces[call_index][piece_index]},
         }
@@ -152,7 +156,7 @@ def _openai_tool_chunks(reply: Reply, chunk: Any, role: dict[str, Any]) -> list[
 
 def openai_json(reply: Reply, serial: int, model: str) -> bytes:
     """The body of a non-streamed chat completion."""
-    message: dict[str, Any] = {
+    message: Json = {
         "role": "assistant",
         "content": "".join(reply.text * max(1, reply.repeat)) or None,
     }
@@ -188,7 +192,7 @@ def openai_error_body(reply: Reply) -> bytes:
 # --- Anthropic messages ---
 
 
-def _sse(kind: str, data: dict[str, Any]) -> bytes:
+def _sse(kind: str, data: Mapping[str, object]) -> bytes:
     return b"event: " + kind.encode() + b"\ndata: " + _dumps(data) + b"\n\n"
 
 
@@ -205,7 +209,7 @@ def _anthropic_usage(usage: ScriptUsage | None) -> dict[str, int]:
 def anthropic_events(reply: Reply, serial: int, model: str) -> list[bytes]:
     """The SSE body of a streamed Anthropic message."""
     start_usage = {**_anthropic_usage(reply.usage), "output_tokens": 1}
-    message: dict[str, Any] = {
+    message: Json = {
         "id": f"msg_scripted_{serial}",
         "type": "message",
         "role": "assistant",
@@ -221,7 +225,7 @@ def anthropic_events(reply: Reply, serial: int, model: str) -> list[bytes]:
     ]
     index = 0
 
-    def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+    def block(start: Json, deltas: Sequence[Mapping[str, object]]) -> None:
         nonlocal index
         events.append(
             _sse(
@@ -298,7 +302,7 @@ def anthropic_events(reply: Reply, serial: int, model: str) -> list[bytes]:
 
 def anthropic_json(reply: Reply, serial: int, model: str) -> bytes:
     """The body of a non-streamed Anthropic message."""
-    content: list[dict[str, Any]] = []
+    content: list[Json] = []
     if reply.thinking:
         content.append(
             {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 __all__ = [
     "Reply",
@@ -79,7 +79,7 @@ class ToolCallSpec:
 
 
 def tool_call(
-    call_id: str, name: str, arguments: Mapping[str, Any] | str | None = None, split: int = 1
+    call_id: str, name: str, arguments: Mapping[str, object] | str | None = None, split: int = 1
 ) -> ToolCallSpec:
     """A tool call for :func:`tool_call_reply`.
 

@@ -7,16 +7,17 @@ are kept alive between requests, and streamed bodies use ``Transfer-Encoding: ch
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
 from knightcode.testing import _render as render
 from knightcode.testing._replies import Reply
@@ -31,14 +32,15 @@ class ScriptedRequest:
     :param method: ``"GET"`` or ``"POST"``
     :param path: the request path, e.g. ``/v1/chat/completions``
     :param headers: request headers, names lower-cased
-    :param body: the parsed JSON body (None when there was none or it was not JSON)
+    :param body: the parsed JSON body (None when there was none or it was not JSON); a model
+        request's is an object, e.g. ``body["messages"]``
     :param raw: the body bytes
     """
 
     method: str
     path: str
     headers: dict[str, str]
-    body: Any
+    body: object
     raw: bytes
 
 
@@ -102,10 +104,8 @@ class ScriptedServer:
         with self._lock:
             connections = list(self._connections)
         for connection in connections:
-            try:
+            with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -206,13 +206,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.owner._track(self.connection, True)
 
     def finish(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             super().finish()
-        except OSError:
-            pass
         self.server.owner._track(self.connection, False)
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass  # tests read server.requests; stderr stays quiet
 
     def do_GET(self) -> None:
@@ -286,10 +284,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.owner._record(request)
         return request
 
-    def _send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self, status: int, data: object, headers: Mapping[str, str] | None = None
+    ) -> None:
         self._send_body(status, json.dumps(data).encode("utf-8"), "application/json", headers)
 
-    def _send_body(self, status: int, body: bytes, content_type: str, headers: Any = None) -> None:
+    def _send_body(
+        self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -299,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _answer(
-        self, reply: Reply, dialect: str, body: dict[str, Any], serial: int, model: str
+        self, reply: Reply, dialect: str, body: Mapping[str, object], serial: int, model: str
     ) -> None:
         if reply.raw is not None:
             self._send_body(reply.status, reply.raw, reply.content_type, reply.headers)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knightcode._session.manager import SessionManager
@@ -21,20 +22,29 @@ __all__ = ["render_session_html"]
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
 
-STYLE = """
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fafafa}
-h1{font-size:1.4rem;margin-bottom:.2rem}.meta{color:#666;font-size:.85rem;margin-bottom:1.5rem}
-.entry{border-radius:8px;padding:.6rem .9rem;margin:.8rem 0;background:#fff;border:1px solid #e3e3e3}
-.role{font-size:.75rem;font-weight:600;text-transform:uppercase;letter-spacing:.05em;color:#666}
-.user{border-left:4px solid #2f6fde}.assistant{border-left:4px solid #2a9d55}.toolResult{border-left:4px solid #a0a0a0}
-.bashExecution{border-left:4px solid #b7791f}.summary{border-left:4px solid #8a5cd6}.custom{border-left:4px solid #d65c8a}
-.error{border-left:4px solid #d33}.note{color:#777;font-size:.8rem;margin:.3rem 0}
-pre{white-space:pre-wrap;word-break:break-word;margin:.3rem 0;font:13px/1.45 ui-monospace,monospace}
-.text{font:inherit}details{margin:.3rem 0}summary{cursor:pointer;color:#555}img{max-width:100%}
-"""
+STYLE = (
+    "\n"
+    "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
+    "color:#1d1d1f;background:#fafafa}\n"
+    "h1{font-size:1.4rem;margin-bottom:.2rem}"
+    ".meta{color:#666;font-size:.85rem;margin-bottom:1.5rem}\n"
+    ".entry{border-radius:8px;padding:.6rem .9rem;margin:.8rem 0;background:#fff;"
+    "border:1px solid #e3e3e3}\n"
+    ".role{font-size:.75rem;font-weight:600;text-transform:uppercase;letter-spacing:.05em;"
+    "color:#666}\n"
+    ".user{border-left:4px solid #2f6fde}.assistant{border-left:4px solid #2a9d55}"
+    ".toolResult{border-left:4px solid #a0a0a0}\n"
+    ".bashExecution{border-left:4px solid #b7791f}.summary{border-left:4px solid #8a5cd6}"
+    ".custom{border-left:4px solid #d65c8a}\n"
+    ".error{border-left:4px solid #d33}.note{color:#777;font-size:.8rem;margin:.3rem 0}\n"
+    "pre{white-space:pre-wrap;word-break:break-word;margin:.3rem 0;"
+    "font:13px/1.45 ui-monospace,monospace}\n"
+    ".text{font:inherit}details{margin:.3rem 0}summary{cursor:pointer;color:#555}"
+    "img{max-width:100%}\n"
+)
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -42,19 +52,20 @@ def _pre(text: str, css: str = "") -> str:
     return f'<pre class="{css}">{_e(text)}</pre>' if css else f"<pre>{_e(text)}</pre>"
 
 
-def _image(block: dict[str, Any]) -> str:
+def _image(block: Mapping[str, object]) -> str:
     mime, data = block.get("mimeType"), block.get("data")
     if mime in _IMAGE_TYPES and isinstance(data, str) and _BASE64.match(data):
         return f'<img alt="image" src="data:{_e(mime)};base64,{_e(data)}">'
     return '<p class="note">[image]</p>'
 
 
-def _blocks(content: Any) -> str:
+def _blocks(content: object) -> str:
     """Text, image, thinking and tool-call blocks (or a plain string)."""
     if isinstance(content, str):
         return _pre(content, "text")
-    parts = []
-    for block in content if isinstance(content, list) else []:
+    parts: list[str] = []
+    blocks: list[object] = content if isinstance(content, list) else []
+    for block in blocks:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
@@ -63,14 +74,13 @@ def _blocks(content: Any) -> str:
         elif kind == "image":
             parts.append(_image(block))
         elif kind == "thinking":
-            parts.append(
-                f"<details><summary>thinking</summary>{_pre(str(block.get('thinking', '')))}</details>"
-            )
+            thinking = _pre(str(block.get("thinking", "")))
+            parts.append(f"<details><summary>thinking</summary>{thinking}</details>")
         elif kind == "toolCall":
             arguments = json.dumps(block.get("arguments"), ensure_ascii=False, indent=2)
+            name, call_id = _e(block.get("name", "?")), _e(block.get("id", ""))
             parts.append(
-                f'<p class="note">tool call <code>{_e(block.get("name", "?"))}</code> ({_e(block.get("id", ""))})</p>'
-                f"{_pre(arguments)}"
+                f'<p class="note">tool call <code>{name}</code> ({call_id})</p>{_pre(arguments)}'
             )
     return "".join(parts)
 
@@ -79,11 +89,12 @@ def _entry(css: str, role: str, body: str) -> str:
     return f'<section class="entry {_e(css)}"><div class="role">{_e(role)}</div>{body}</section>'
 
 
-def _message(message: dict[str, Any]) -> str:
+def _message(message: Mapping[str, object]) -> str:
     role = str(message.get("role", "?"))
     if role == "assistant":
         body = _blocks(message.get("content"))
-        note = f"{message.get('provider', '')}/{message.get('model', '')} · {message.get('stopReason', '')}"
+        model = f"{message.get('provider', '')}/{message.get('model', '')}"
+        note = f"{model} · {message.get('stopReason', '')}"
         if message.get("errorMessage"):
             body += _pre(f"Error: {message['errorMessage']}")
         css = "error" if message.get("stopReason") in ("error", "aborted") else "assistant"
@@ -106,10 +117,11 @@ def _message(message: dict[str, Any]) -> str:
     return _entry("user" if role == "user" else "custom", role, _blocks(message.get("content")))
 
 
-def _render_entry(entry: dict[str, Any]) -> str:
+def _render_entry(entry: Mapping[str, object]) -> str:
     kind = entry.get("type")
-    if kind == "message" and isinstance(entry.get("message"), dict):
-        return _message(entry["message"])
+    message = entry.get("message")
+    if kind == "message" and isinstance(message, dict):
+        return _message(message)
     if kind == "compaction":
         return _entry("summary", "compaction summary", _pre(str(entry.get("summary", "")), "text"))
     if kind == "branch_summary":
@@ -121,7 +133,8 @@ def _render_entry(entry: dict[str, Any]) -> str:
             _blocks(entry.get("content")),
         )
     if kind == "model_change":
-        return f'<p class="note">model: {_e(entry.get("provider", ""))}/{_e(entry.get("modelId", ""))}</p>'
+        model = f"{_e(entry.get('provider', ''))}/{_e(entry.get('modelId', ''))}"
+        return f'<p class="note">model: {model}</p>'
     if kind == "thinking_level_change":
         return f'<p class="note">thinking level: {_e(entry.get("thinkingLevel", ""))}</p>'
     return ""  # plugin state, labels, session names and context edits are not conversation
@@ -140,7 +153,7 @@ def render_session_html(session: SessionManager, model: str) -> str:
             f"model {model}",
         )
     )
-    body = "\n".join(filter(None, (_render_entry(dict(entry)) for entry in session.get_branch())))
+    body = "\n".join(filter(None, (_render_entry(entry) for entry in session.get_branch())))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -1,8 +1,8 @@
-"""Strict JSONL framing for RPC input: split bytes on LF only, strip one trailing CR.
+r"""Strict JSONL framing for RPC input: split bytes on LF only, strip one trailing CR.
 
 ``str.splitlines()`` and line-oriented text readers also break on U+2028, U+2029, U+0085 and
 the 0x1C-0x1E separators, which are ordinary data inside JSON strings (``spec/json.md``), so
-input is read as bytes and split on ``b"\\n"`` here. The same splitter serves the server (stdin)
+input is read as bytes and split on ``b"\n"`` here. The same splitter serves the server (stdin)
 and the client library (the child's stdout).
 
 :class:`StdinReader` reads in a thread rather than through ``loop.connect_read_pipe``: the
@@ -12,6 +12,7 @@ latter refuses regular files, and ``knightcode --mode rpc < commands.jsonl`` mus
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -145,7 +146,6 @@ class StdinReader:
             self._post(self._on_eof)
 
     def _post(self, callback: Callable[..., None], *args: object) -> None:
-        try:
+        # RuntimeError: the loop is already closed, knightcode is exiting anyway.
+        with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(callback, *args)
-        except RuntimeError:
-            pass  # the loop is already closed: knightcode is exiting anyway

@@ -1,10 +1,16 @@
 """Handlers of the prompting, state, model, queue, compaction and retry commands.
 
-A handler receives the :class:`RpcContext` and the validated command and returns the response's
-``data`` (:data:`~knightcode._modes.rpc.responses.NO_DATA` for none); raising answers the command
-with an error response carrying the exception's message. Handlers that never wait are plain
-functions: the server answers them inline, in the same loop iteration the line arrived in,
-which keeps ``get_state`` fast while a stream keeps the loop busy.
+A handler receives the :class:`RpcContext` and the validated command (the pydantic model of its
+command type) and returns the response's ``data`` (a ``TypedDict`` of
+:mod:`knightcode.rpc._types`, or :data:`~knightcode._modes.rpc.responses.NO_DATA` for none);
+raising answers the command with an error response carrying the exception's message. Handlers
+that never wait are plain functions: the server answers them inline, in the same loop iteration
+the line arrived in, which keeps ``get_state`` fast while a stream keeps the loop busy.
+
+Handlers are registered with the command model they take (``@_handles(c.SetModel,
+"set_model")``), so the type checker holds each handler to its model and its response shape,
+and the registry checks at import time that the model is the one :data:`~.commands.COMMANDS`
+validates that command with.
 """
 
 from __future__ import annotations
@@ -12,22 +18,42 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, TypeAlias, TypeVar
 
 from knightcode._modes.rpc import commands as c
-from knightcode._modes.rpc.responses import ANSWERED, NO_DATA, model_json, state_json, success
+from knightcode._modes.rpc.responses import (
+    ANSWERED,
+    NO_DATA,
+    NoData,
+    Record,
+    Reply,
+    Sentinel,
+    model_json,
+    state_json,
+    success,
+)
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
     from knightcode._plugins.definitions import CommandDefinition
     from knightcode._plugins.host import PluginHost
-    from knightcode._types.events import SessionEvent
+    from knightcode._types.events import CompactionResult, SessionEvent
     from knightcode._types.messages import ThinkingLevel
+    from knightcode.rpc._types import (
+        CycleModelResult,
+        MessageList,
+        ModelInfo,
+        ModelList,
+        State,
+        ThinkingLevelResult,
+    )
 
-__all__ = ["HANDLERS", "Handler", "RpcContext"]
+__all__ = ["HANDLERS", "Handler", "Route", "RpcContext", "handles"]
 
 THINKING_CYCLE: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
@@ -44,13 +70,13 @@ class RpcContext:
 
     agent: AgentSession
     host: PluginHost
-    write: Callable[[dict[str, Any]], None]
-    spawn: Callable[[Coroutine[Any, Any, Any]], asyncio.Task[Any]]
+    write: Callable[[Record], None]
+    spawn: Callable[[Coroutine[object, object, object]], asyncio.Task[object]]
     bash_signals: set[AbortSignal] = field(default_factory=set)
     """Abort signals of the running ``bash`` commands (``abort_bash`` sets them all)."""
     retrying: bool = False
     """Between ``auto_retry_start`` and the retried attempt: ``abort_retry`` has work to do."""
-    _name: tuple[Any, str | None] = (None, None)
+    _name: tuple[tuple[int, str, str | None] | None, str | None] = (None, None)
 
     def session_name(self) -> str | None:
         """The session's name, looked up again only when the session or its leaf changed:
@@ -71,18 +97,58 @@ class RpcContext:
             self.retrying = False
 
 
-Handler = Callable[[RpcContext, Any], Any]
-"""``handler(ctx, command) -> data``, or an awaitable of it for ``async def`` handlers."""
-HANDLERS: dict[str, Handler] = {}
+C = TypeVar("C", bound=c.RpcCommand)
+R = TypeVar("R", bound="Reply | Awaitable[Reply]")
+
+Handler: TypeAlias = Callable[[RpcContext, c.RpcCommand], "Reply | Awaitable[Reply]"]
+"""``handler(ctx, command) -> data``, or an awaitable of it for ``async def`` handlers: what
+the server calls, for any command."""
 
 
-def _handles(*kinds: str) -> Callable[[Handler], Handler]:
-    def register(function: Handler) -> Handler:
+@dataclass(frozen=True)
+class Route(Generic[C]):
+    """A handler and the command model it takes; calling the route checks the model first.
+
+    The server only passes commands :func:`~.commands.parse_line` validated with
+    ``COMMANDS[type]``, which :func:`handles` made sure is ``model``, so the check never fails
+    in practice; it is what lets the type checker see the handler get the model it declares.
+    """
+
+    model: type[C]
+    run: Callable[[RpcContext, C], Reply | Awaitable[Reply]]
+
+    def __call__(self, ctx: RpcContext, command: c.RpcCommand) -> Reply | Awaitable[Reply]:
+        if not isinstance(command, self.model):
+            raise TypeError(f"{command.type}: expected a {self.model.__name__} command")
+        return self.run(ctx, command)
+
+
+def handles(
+    registry: dict[str, Handler], model: type[C], *kinds: str
+) -> Callable[[Callable[[RpcContext, C], R]], Callable[[RpcContext, C], R]]:
+    """A decorator registering a handler of ``model`` commands for each of ``kinds``."""
+    for kind in kinds:
+        if c.COMMANDS.get(kind) is not model:
+            raise TypeError(
+                f"'{kind}' commands are validated as {c.COMMANDS.get(kind)}, not {model}"
+            )
+
+    def register(function: Callable[[RpcContext, C], R]) -> Callable[[RpcContext, C], R]:
+        route = Route(model, function)
         for kind in kinds:
-            HANDLERS[kind] = function
+            registry[kind] = route
         return function
 
     return register
+
+
+HANDLERS: dict[str, Handler] = {}
+
+
+def _handles(
+    model: type[C], *kinds: str
+) -> Callable[[Callable[[RpcContext, C], R]], Callable[[RpcContext, C], R]]:
+    return handles(HANDLERS, model, *kinds)
 
 
 # --- prompting --------------------------------------------------------------------------------
@@ -123,8 +189,8 @@ async def run_plugin_command(
         )
 
 
-@_handles("prompt")
-async def prompt(ctx: RpcContext, command: c.Prompt) -> Any:
+@_handles(c.Prompt, "prompt")
+async def prompt(ctx: RpcContext, command: c.Prompt) -> NoData | Literal[Sentinel.ANSWERED]:
     """Answers once the prompt is accepted (running, queued or handled); what happens later
     arrives as events (the reference's 0.73 behaviour).
     """
@@ -171,22 +237,22 @@ def _queue_check(ctx: RpcContext, text: str) -> None:
         )
 
 
-@_handles("steer")
-def steer(ctx: RpcContext, command: c.Steer) -> Any:
+@_handles(c.Steer, "steer")
+def steer(ctx: RpcContext, command: c.Steer) -> NoData:
     _queue_check(ctx, command.message)
     ctx.agent.steer(command.message, command.image_dicts())
     return NO_DATA
 
 
-@_handles("follow_up")
-def follow_up(ctx: RpcContext, command: c.FollowUp) -> Any:
+@_handles(c.FollowUp, "follow_up")
+def follow_up(ctx: RpcContext, command: c.FollowUp) -> NoData:
     _queue_check(ctx, command.message)
     ctx.agent.follow_up(command.message, command.image_dicts())
     return NO_DATA
 
 
-@_handles("abort")
-async def abort(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "abort")
+async def abort(ctx: RpcContext, command: c.RpcCommand) -> NoData:
     """Answers once the aborted run has settled, as the reference does."""
     ctx.agent.abort()
     await ctx.agent.wait_idle()
@@ -196,21 +262,21 @@ async def abort(ctx: RpcContext, command: c.RpcCommand) -> Any:
 # --- state --------------------------------------------------------------------------------------
 
 
-@_handles("get_state")
-def get_state(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_state")
+def get_state(ctx: RpcContext, command: c.RpcCommand) -> State:
     return state_json(ctx.agent, ctx.session_name())
 
 
-@_handles("get_messages")
-def get_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_messages")
+def get_messages(ctx: RpcContext, command: c.RpcCommand) -> MessageList:
     return {"messages": list(ctx.agent.messages)}
 
 
 # --- model and thinking level -------------------------------------------------------------------
 
 
-@_handles("set_model")
-async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
+@_handles(c.SetModel, "set_model")
+async def set_model(ctx: RpcContext, command: c.SetModel) -> ModelInfo:
     model = await ctx.agent.model_registry.find(command.provider, command.modelId)
     if model is None:
         # A discovering provider (llama.cpp) knows why a model it lists cannot be selected.
@@ -220,8 +286,8 @@ async def set_model(ctx: RpcContext, command: c.SetModel) -> Any:
     return model_json(model)
 
 
-@_handles("cycle_model")
-async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "cycle_model")
+async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResult | None:
     """The next available model after the current one; ``null`` when there is no other."""
     models = ctx.agent.model_registry.available()
     current = ctx.agent.model
@@ -241,21 +307,23 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> Any:
     }
 
 
-@_handles("get_available_models")
-async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_available_models")
+async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> ModelList:
     # Live providers (a llama.cpp router) may have loaded or unloaded models since start-up.
     await ctx.agent.model_registry.refresh_models()
     return {"models": [model_json(model) for model in ctx.agent.model_registry.available()]}
 
 
-@_handles("set_thinking_level")
-async def set_thinking_level(ctx: RpcContext, command: c.SetThinkingLevel) -> Any:
+@_handles(c.SetThinkingLevel, "set_thinking_level")
+async def set_thinking_level(ctx: RpcContext, command: c.SetThinkingLevel) -> NoData:
     await ctx.agent.set_thinking_level(command.level)
     return NO_DATA
 
 
-@_handles("cycle_thinking_level")
-async def cycle_thinking_level(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "cycle_thinking_level")
+async def cycle_thinking_level(
+    ctx: RpcContext, command: c.RpcCommand
+) -> ThinkingLevelResult | None:
     """The next level of off → minimal → low → medium → high; ``null`` for a model that does
     not reason.
     """
@@ -271,20 +339,20 @@ async def cycle_thinking_level(ctx: RpcContext, command: c.RpcCommand) -> Any:
 # --- queues, compaction, retry ------------------------------------------------------------------
 
 
-@_handles("set_steering_mode")
-def set_steering_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
+@_handles(c.SetQueueMode, "set_steering_mode")
+def set_steering_mode(ctx: RpcContext, command: c.SetQueueMode) -> NoData:
     ctx.agent.set_steering_mode(command.mode)
     return NO_DATA
 
 
-@_handles("set_follow_up_mode")
-def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> Any:
+@_handles(c.SetQueueMode, "set_follow_up_mode")
+def set_follow_up_mode(ctx: RpcContext, command: c.SetQueueMode) -> NoData:
     ctx.agent.set_follow_up_mode(command.mode)
     return NO_DATA
 
 
-@_handles("compact")
-async def compact(ctx: RpcContext, command: c.Compact) -> Any:
+@_handles(c.Compact, "compact")
+async def compact(ctx: RpcContext, command: c.Compact) -> CompactionResult | None:
     """The compaction result; an error response when no compaction plugin is loaded."""
     verdict = await ctx.agent.compact(command.customInstructions)
     if verdict.aborted:
@@ -294,20 +362,20 @@ async def compact(ctx: RpcContext, command: c.Compact) -> Any:
     return verdict.result
 
 
-@_handles("set_auto_compaction")
-def set_auto_compaction(ctx: RpcContext, command: c.SetEnabled) -> Any:
+@_handles(c.SetEnabled, "set_auto_compaction")
+def set_auto_compaction(ctx: RpcContext, command: c.SetEnabled) -> NoData:
     ctx.agent.set_auto_compaction(command.enabled)
     return NO_DATA
 
 
-@_handles("set_auto_retry")
-def set_auto_retry(ctx: RpcContext, command: c.SetEnabled) -> Any:
+@_handles(c.SetEnabled, "set_auto_retry")
+def set_auto_retry(ctx: RpcContext, command: c.SetEnabled) -> NoData:
     ctx.agent.set_auto_retry(command.enabled)
     return NO_DATA
 
 
-@_handles("abort_retry")
-def abort_retry(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "abort_retry")
+def abort_retry(ctx: RpcContext, command: c.RpcCommand) -> NoData:
     """Cancels a pending retry (the run ends with ``auto_retry_end`` ``success: false``)."""
     if ctx.retrying:
         ctx.agent.abort()

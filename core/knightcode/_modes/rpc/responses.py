@@ -1,40 +1,81 @@
-"""Building the records RPC mode writes besides session events: responses and data shapes."""
+"""Building the records RPC mode writes besides session events: responses and data shapes.
+
+The data shapes are the ``TypedDict`` definitions of :mod:`knightcode.rpc._types`, which the
+Python client returns too, so the server and the client cannot drift apart unnoticed.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import enum
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
     from knightcode._llm.types import Model
     from knightcode._plugins.host import PluginFailure
+    from knightcode.rpc._types import ModelInfo, ResponseData, State
 
-__all__ = ["failure", "model_json", "plugin_error", "state_json", "success"]
+__all__ = [
+    "ANSWERED",
+    "NO_DATA",
+    "NoData",
+    "Record",
+    "Reply",
+    "Sentinel",
+    "failure",
+    "model_json",
+    "plugin_error",
+    "state_json",
+    "success",
+]
 
-NO_DATA: Any = object()
+Record = dict[str, object]
+"""One JSON object written to stdout (a response, an ``extension_error``, a UI request …)."""
+
+
+class Sentinel(enum.Enum):
+    """Handler results that are not response data (an enum, so ``is`` checks narrow types)."""
+
+    NO_DATA = "no data"
+    """Respond without a ``data`` field."""
+    ANSWERED = "answered"
+    """The handler already wrote its response."""
+
+
+NO_DATA: Final = Sentinel.NO_DATA
 """A handler result meaning "respond without a ``data`` field"."""
 
-ANSWERED: Any = object()
+ANSWERED: Final = Sentinel.ANSWERED
 """A handler result meaning "the handler already wrote its response"."""
 
+NoData: TypeAlias = Literal[Sentinel.NO_DATA]
+"""The return type of a handler that answers without data."""
 
-def success(request_id: str | None, command: str, data: Any = NO_DATA) -> dict[str, Any]:
+Reply: TypeAlias = "ResponseData | Literal[Sentinel.NO_DATA, Sentinel.ANSWERED]"
+"""What a handler returns: the response's ``data``, or one of the sentinels."""
+
+
+def success(
+    request_id: str | None,
+    command: str,
+    data: ResponseData | NoData = NO_DATA,
+) -> Record:
     """``{"id"?, "type": "response", "command", "success": true, "data"?}``."""
-    record: dict[str, Any] = {"id": request_id} if request_id is not None else {}
+    record: Record = {"id": request_id} if request_id is not None else {}
     record.update(type="response", command=command, success=True)
     if data is not NO_DATA:
         record["data"] = data
     return record
 
 
-def failure(request_id: str | None, command: str, error: str) -> dict[str, Any]:
+def failure(request_id: str | None, command: str, error: str) -> Record:
     """``{"id"?, "type": "response", "command", "success": false, "error"}``."""
-    record: dict[str, Any] = {"id": request_id} if request_id is not None else {}
+    record: Record = {"id": request_id} if request_id is not None else {}
     record.update(type="response", command=command, success=False, error=error)
     return record
 
 
-def plugin_error(failure: PluginFailure) -> dict[str, Any]:
+def plugin_error(failure: PluginFailure) -> Record:
     """The ``extension_error`` record for a plugin failure (``spec/json.md``)."""
     return {
         "type": "extension_error",
@@ -44,7 +85,7 @@ def plugin_error(failure: PluginFailure) -> dict[str, Any]:
     }
 
 
-def model_json(model: Model) -> dict[str, Any]:
+def model_json(model: Model) -> ModelInfo:
     """A model as RPC clients see it (the reference's ``Model`` shape). Configured headers are
     left out: they may carry credentials.
     """
@@ -67,7 +108,7 @@ def model_json(model: Model) -> dict[str, Any]:
     }
 
 
-def state_json(agent: AgentSession, session_name: str | None) -> dict[str, Any]:
+def state_json(agent: AgentSession, session_name: str | None) -> State:
     """``get_state``: every field of the reference's ``RpcSessionState``."""
     session = agent.session
     file = session.session_file

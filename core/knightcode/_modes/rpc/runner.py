@@ -14,6 +14,7 @@ file is synced, and the exit status is 0.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -87,10 +88,8 @@ async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan)
         server.stop_requested.set()
 
     for signum in STOP_SIGNALS:
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix
             loop.add_signal_handler(signum, on_signal)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-            pass
     try:
         fd = sys.stdin.fileno() if sys.stdin is not None else -1
     except (OSError, ValueError):
@@ -113,8 +112,6 @@ async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan)
         agent.session.close()
         await agent.model_registry.aclose()
         for signum in STOP_SIGNALS:
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix
                 loop.remove_signal_handler(signum)
-            except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-                pass
     return 0

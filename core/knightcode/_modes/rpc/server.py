@@ -11,14 +11,13 @@ handler may be waiting for.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import sys
 from collections.abc import Awaitable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knightcode._modes.rpc.commands import CommandError, RpcCommand, UiAnswer, parse_line
 from knightcode._modes.rpc.handlers import HANDLERS, Handler, RpcContext
-from knightcode._modes.rpc.responses import ANSWERED, failure, success
+from knightcode._modes.rpc.responses import ANSWERED, Reply, failure, success
 from knightcode._modes.rpc.session_handlers import SESSION_HANDLERS
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class RpcServer:
         self.ui = ui
         self.ctx = RpcContext(agent, host, writer.write, self.spawn)
         self._handlers: dict[str, Handler] = {**HANDLERS, **SESSION_HANDLERS}
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
         self._ready = False
         self._backlog: list[Parsed] = []
         self._closing = False
@@ -94,12 +93,12 @@ class RpcServer:
             except Exception as error:
                 self.writer.write(failure(parsed.id, parsed.type, _message(error)))
                 return
-            if inspect.isawaitable(result):
+            if isinstance(result, Awaitable):
                 self.spawn(self._finish(parsed, result))
             else:
                 self._answer(parsed, result)
 
-    async def _finish(self, command: RpcCommand, pending: Awaitable[Any]) -> None:
+    async def _finish(self, command: RpcCommand, pending: Awaitable[Reply]) -> None:
         try:
             data = await pending
         except Exception as error:
@@ -107,7 +106,7 @@ class RpcServer:
             return
         self._answer(command, data)
 
-    def _answer(self, command: RpcCommand, data: Any) -> None:
+    def _answer(self, command: RpcCommand, data: Reply) -> None:
         if data is ANSWERED:
             return
         try:
@@ -133,17 +132,18 @@ class RpcServer:
 
     # --- tasks and shutdown -----------------------------------------------------------------
 
-    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    def spawn(self, work: Coroutine[object, object, object]) -> asyncio.Task[object]:
         """Run ``work`` as a task that :meth:`close` waits for."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
+    def _finished(self, task: asyncio.Task[object]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            print(f"knightcode: rpc: {_message(task.exception())}", file=sys.stderr)  # type: ignore[arg-type]
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            print(f"knightcode: rpc: {_message(error)}", file=sys.stderr)
 
     def request_stop_when_idle(self) -> None:
         """A plugin's ``ctx.shutdown()``: stop once the running prompt has settled."""

@@ -3,34 +3,48 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from knightcode._abort import AbortSignal
 from knightcode._agent import stats, user_bash
 from knightcode._modes.rpc import commands as c
-from knightcode._modes.rpc.handlers import Handler, RpcContext
-from knightcode._modes.rpc.responses import NO_DATA
+from knightcode._modes.rpc.handlers import Handler, RpcContext, handles
+from knightcode._modes.rpc.responses import NO_DATA, NoData, Record, Reply
+
+if TYPE_CHECKING:
+    from knightcode.rpc._types import (
+        AssistantText,
+        BashResult,
+        Cancelled,
+        CommandInfo,
+        CommandList,
+        ExportResult,
+        ForkMessageList,
+        ForkResult,
+        SessionStats,
+    )
 
 __all__ = ["SESSION_HANDLERS"]
 
 SESSION_HANDLERS: dict[str, Handler] = {}
 
+C = TypeVar("C", bound=c.RpcCommand)
+R = TypeVar("R", bound="Reply | Awaitable[Reply]")
 
-def _handles(kind: str) -> Callable[[Handler], Handler]:
-    def register(function: Handler) -> Handler:
-        SESSION_HANDLERS[kind] = function
-        return function
 
-    return register
+def _handles(
+    model: type[C], kind: str
+) -> Callable[[Callable[[RpcContext, C], R]], Callable[[RpcContext, C], R]]:
+    return handles(SESSION_HANDLERS, model, kind)
 
 
 # --- bash -----------------------------------------------------------------------------------------
 
 
-@_handles("bash")
-async def bash(ctx: RpcContext, command: c.Bash) -> Any:
+@_handles(c.Bash, "bash")
+async def bash(ctx: RpcContext, command: c.Bash) -> BashResult:
     """Runs the command, streaming ``bash_execution_update`` records with the command's ``id``;
     the response carries the (possibly truncated) result, the conversation a ``bashExecution``
     message (recorded once the agent is idle).
@@ -39,7 +53,7 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
         raise ValueError("Invalid bash command: command cannot be empty")
     signal = AbortSignal()
     ctx.bash_signals.add(signal)
-    base: dict[str, Any] = {"type": "bash_execution_update"}
+    base: Record = {"type": "bash_execution_update"}
     if command.id is not None:
         base["id"] = command.id
 
@@ -60,7 +74,7 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
         ctx.spawn(user_bash.record_bash_execution(ctx.agent, message))
     else:
         await user_bash.record_bash_execution(ctx.agent, message)
-    result = {
+    result: BashResult = {
         "output": message["output"],
         "exitCode": message["exitCode"],
         "cancelled": message["cancelled"],
@@ -71,8 +85,8 @@ async def bash(ctx: RpcContext, command: c.Bash) -> Any:
     return result
 
 
-@_handles("abort_bash")
-def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "abort_bash")
+def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> NoData:
     """Kills the process groups of the running ``bash`` commands."""
     for signal in list(ctx.bash_signals):
         signal.abort()
@@ -82,47 +96,47 @@ def abort_bash(ctx: RpcContext, command: c.RpcCommand) -> Any:
 # --- sessions -------------------------------------------------------------------------------------
 
 
-@_handles("new_session")
-async def new_session(ctx: RpcContext, command: c.NewSession) -> Any:
+@_handles(c.NewSession, "new_session")
+async def new_session(ctx: RpcContext, command: c.NewSession) -> Cancelled:
     return {"cancelled": await ctx.agent.new_session(command.parentSession)}
 
 
-@_handles("switch_session")
-async def switch_session(ctx: RpcContext, command: c.SwitchSession) -> Any:
+@_handles(c.SwitchSession, "switch_session")
+async def switch_session(ctx: RpcContext, command: c.SwitchSession) -> Cancelled:
     return {"cancelled": await ctx.agent.switch_session(command.sessionPath)}
 
 
-@_handles("fork")
-async def fork(ctx: RpcContext, command: c.Fork) -> Any:
+@_handles(c.Fork, "fork")
+async def fork(ctx: RpcContext, command: c.Fork) -> ForkResult:
     result = await ctx.agent.fork(command.entryId)
-    data: dict[str, Any] = {"cancelled": result.cancelled}
+    data: ForkResult = {"cancelled": result.cancelled}
     if result.text is not None:
         data["text"] = result.text
     return data
 
 
-@_handles("clone")
-async def clone(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "clone")
+async def clone(ctx: RpcContext, command: c.RpcCommand) -> Cancelled:
     return {"cancelled": await ctx.agent.clone()}
 
 
-@_handles("get_fork_messages")
-def get_fork_messages(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_fork_messages")
+def get_fork_messages(ctx: RpcContext, command: c.RpcCommand) -> ForkMessageList:
     return {"messages": stats.fork_messages(ctx.agent)}
 
 
-@_handles("get_last_assistant_text")
-def get_last_assistant_text(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_last_assistant_text")
+def get_last_assistant_text(ctx: RpcContext, command: c.RpcCommand) -> AssistantText:
     return {"text": stats.last_assistant_text(ctx.agent)}
 
 
-@_handles("get_session_stats")
-def get_session_stats(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_session_stats")
+def get_session_stats(ctx: RpcContext, command: c.RpcCommand) -> SessionStats:
     return stats.session_stats(ctx.agent)
 
 
-@_handles("set_session_name")
-def set_session_name(ctx: RpcContext, command: c.SetSessionName) -> Any:
+@_handles(c.SetSessionName, "set_session_name")
+def set_session_name(ctx: RpcContext, command: c.SetSessionName) -> NoData:
     name = command.name.strip()
     if not name:
         raise ValueError("Session name cannot be empty")
@@ -130,8 +144,8 @@ def set_session_name(ctx: RpcContext, command: c.SetSessionName) -> Any:
     return NO_DATA
 
 
-@_handles("export_html")
-async def export_html(ctx: RpcContext, command: c.ExportHtml) -> Any:
+@_handles(c.ExportHtml, "export_html")
+async def export_html(ctx: RpcContext, command: c.ExportHtml) -> ExportResult:
     """Writes a standalone HTML transcript; ``outputPath`` relative to the working directory,
     by default ``knightcode-session-<session>.html`` there.
     """
@@ -156,15 +170,15 @@ def _write_text(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-# --- plugin commands --------------------------------------------------------------------------------
+# --- plugin commands ------------------------------------------------------------------------------
 
 
-@_handles("get_commands")
-def get_commands(ctx: RpcContext, command: c.RpcCommand) -> Any:
+@_handles(c.RpcCommand, "get_commands")
+def get_commands(ctx: RpcContext, command: c.RpcCommand) -> CommandList:
     """The plugins' slash commands, which ``prompt`` runs as ``/name args``."""
-    listed = []
+    listed: list[CommandInfo] = []
     for item in ctx.host.registrations.commands:
-        entry: dict[str, Any] = {
+        entry: CommandInfo = {
             "name": item.definition.name,
             "description": item.definition.description,
             "source": "extension",

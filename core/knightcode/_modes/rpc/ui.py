@@ -13,14 +13,15 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from knightcode._modes.rpc.commands import UiAnswer
+from knightcode._modes.rpc.responses import Record
 
 __all__ = ["RpcUI"]
 
 T = TypeVar("T")
-Write = Callable[[dict[str, Any]], None]
+Write = Callable[[Record], None]
 
 
 def _text_answer(answer: UiAnswer) -> str | None:
@@ -79,7 +80,7 @@ class RpcUI:
 
     async def _dialog(
         self,
-        request: dict[str, Any],
+        request: Record,
         default: T,
         parse: Callable[[UiAnswer], T],
         timeout: float | None,
@@ -89,7 +90,7 @@ class RpcUI:
         request_id = str(uuid.uuid4())
         future: asyncio.Future[UiAnswer | None] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        record = {"type": "extension_ui_request", "id": request_id, **request}
+        record: Record = {"type": "extension_ui_request", "id": request_id, **request}
         if timeout is not None and timeout > 0:
             record["timeout"] = int(timeout * 1000)
         self._write(record)
@@ -129,7 +130,7 @@ class RpcUI:
 
     # --- notices ----------------------------------------------------------------------------
 
-    def _notice(self, request: dict[str, Any]) -> None:
+    def _notice(self, request: Record) -> None:
         # Written even while shutting down: stdout stays open until the process exits.
         self._write({"type": "extension_ui_request", "id": str(uuid.uuid4()), **request})
 
