@@ -18,7 +18,6 @@ import asyncio
 import json
 import math
 import string
-from typing import Any
 
 from knightcode import (
     BoolQuestion,
@@ -31,6 +30,7 @@ from knightcode import (
     answer_from_probabilities,
 )
 from knightcode_builtins.llama_cpp.errors import ContextTooSmall
+from knightcode_builtins.llama_cpp.replies import ChatCompletion
 from knightcode_builtins.llama_cpp.router import RouterClient
 
 __all__ = ["TOP_LOGPROBS", "build_messages", "classify_with_chat_model", "labels_for"]
@@ -68,12 +68,12 @@ def _answers(question: Question, labels: list[str]) -> list[str]:
         items = [(level, None) for level in question.levels]
     return [
         f"{label}: {text}" + (f" ({desc})" if desc else "")
-        for label, (text, desc) in zip(labels, items)
+        for label, (text, desc) in zip(labels, items, strict=True)
     ]
 
 
 def build_messages(
-    state: Any, request_questions: dict[str, Question], qid: str
+    state: object, request_questions: dict[str, Question], qid: str
 ) -> list[dict[str, str]]:
     """The chat messages asking question ``qid``; all but the last lines are shared."""
     state_text = state if isinstance(state, str) else json.dumps(state, ensure_ascii=False)
@@ -178,7 +178,7 @@ async def classify_with_chat_model(
     return Classification(model, answers, evaluated)
 
 
-def _top_logprobs(reply: dict[str, Any]) -> dict[int, float]:
+def _top_logprobs(reply: ChatCompletion) -> dict[int, float]:
     try:
         first = reply["choices"][0]["logprobs"]["content"][0]
     except (KeyError, IndexError, TypeError):
@@ -186,11 +186,12 @@ def _top_logprobs(reply: dict[str, Any]) -> dict[int, float]:
     return {int(c["id"]): float(c["logprob"]) for c in first.get("top_logprobs", []) if "id" in c}
 
 
-def _evaluated_tokens(reply: dict[str, Any]) -> int:
+def _evaluated_tokens(reply: ChatCompletion) -> int:
     """Prompt tokens the server had to evaluate (cache hits excluded)."""
     timings = reply.get("timings") or {}
-    if isinstance(timings.get("prompt_n"), int):
-        return int(timings["prompt_n"])
+    evaluated = timings.get("prompt_n")
+    if isinstance(evaluated, int):
+        return evaluated
     usage = reply.get("usage") or {}
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     return int(usage.get("prompt_tokens") or 0) - int(cached)

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from knightcode import AuthStorage
@@ -73,7 +73,7 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def _stored(agent_dir: Path | None) -> dict[str, Any]:
+def _stored(agent_dir: Path | None) -> dict[str, object]:
     if agent_dir is None:
         return {}
     entry = AuthStorage(agent_dir / "auth.json").get_entry(PROVIDER)
@@ -90,15 +90,20 @@ def resolve_connection(
     :raises knightcode.ConfigError: auth.json is unreadable
     """
     stored = _stored(agent_dir)
-    url = stored.get("baseUrl") or environ.get("LLAMA_BASE_URL") or DEFAULT_URL
-    key = key or stored.get("key") or environ.get("LLAMA_API_KEY") or None
-    return Connection(normalise_url(str(url)), str(key) if key else None)
+    url = _text(stored.get("baseUrl")) or environ.get("LLAMA_BASE_URL") or DEFAULT_URL
+    key = key or _text(stored.get("key")) or environ.get("LLAMA_API_KEY") or None
+    return Connection(normalise_url(url), key)
+
+
+def _text(value: object) -> str | None:
+    """A stored field as text (auth.json is edited by hand too); None when it is empty."""
+    return str(value) if value else None
 
 
 def save_login(agent_dir: Path, url: str, key: str | None) -> Connection:
     """Store the router URL and optional key in ``auth.json`` (mode 0600)."""
     connection = Connection(normalise_url(url), key or None)
-    entry: dict[str, Any] = {"type": AUTH_TYPE, "baseUrl": connection.base_url}
+    entry = {"type": AUTH_TYPE, "baseUrl": connection.base_url}
     if connection.api_key:
         entry = {"type": "api_key", "key": connection.api_key, "baseUrl": connection.base_url}
     agent_dir.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ The search, the file list and the gated check use the Hub's API from here; the d
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knightcode_builtins.llama_cpp.hub import (
     HubClient,
@@ -24,7 +24,7 @@ from knightcode_builtins.llama_cpp.router import RouterClient
 from knightcode_builtins.llama_cpp.session_model import progress_reporter, refresh_registry
 
 if TYPE_CHECKING:
-    from knightcode import HookContext
+    from knightcode import ExtensionUI, HookContext
 
 __all__ = ["download_flow"]
 
@@ -80,7 +80,7 @@ async def download_flow(ctx: HookContext, client: RouterClient) -> None:
         await refresh_registry(ctx)
 
 
-async def _pick_repository(ui: Any, hub: HubClient, query: str) -> str | None:
+async def _pick_repository(ui: ExtensionUI, hub: HubClient, query: str) -> str | None:
     results = await hub.search(query)
     if not results:
         ui.notify(f"No GGUF repositories on Hugging Face match {query!r}", "warning")
@@ -90,7 +90,7 @@ async def _pick_repository(ui: Any, hub: HubClient, query: str) -> str | None:
     return labels.get(choice) if choice is not None else None
 
 
-async def _pick_quant(ui: Any, info: HubModel, wanted: str | None) -> str | None:
+async def _pick_quant(ui: ExtensionUI, info: HubModel, wanted: str | None) -> str | None:
     """The quantization to fetch: the one asked for (checked), the only one, or the user's pick."""
     offered = quantizations(info.files)
     if not offered:

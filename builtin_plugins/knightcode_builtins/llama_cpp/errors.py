@@ -7,7 +7,7 @@ and the user has to know which server and which model to fix.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 __all__ = [
     "ContextTooSmall",
@@ -36,12 +36,12 @@ class RouterError(Exception):
         message: str,
         status: int | None = None,
         detail: str = "",
-        body: dict[str, Any] | None = None,
+        body: Mapping[str, object] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.detail = detail
-        self.body: dict[str, Any] = body or {}
+        self.body: Mapping[str, object] = body or {}
 
 
 class RouterUnreachable(RouterError):

@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -61,6 +60,7 @@ class HubModel:
 
     @property
     def label(self) -> str:
+        """One line for a picker: id, downloads and whether access is gated."""
         gated = " · gated" if self.gated else ""
         return f"{self.id} ({self.downloads:,} downloads{gated})"
 
@@ -118,6 +118,7 @@ class HubClient:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> HubClient:
+        """A client for ``HF_ENDPOINT`` (or the Hub) with the token :func:`find_token` finds."""
         return cls(environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT, find_token(environ))
 
     async def __aenter__(self) -> HubClient:
@@ -130,7 +131,7 @@ class HubClient:
         """The repository's page, where gated access is requested."""
         return f"{self.endpoint}/{repo}"
 
-    async def _get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+    async def _get(self, path: str, params: Mapping[str, str] | None = None) -> object:
         try:
             response = await self._http.get(path, params=params)
         except httpx.HTTPError as exc:
@@ -155,7 +156,8 @@ class HubClient:
             "limit": str(limit),
         }
         data = await self._get("/api/models", params)
-        return [_model(item) for item in data if isinstance(item, dict) and item.get("id")]
+        items = data if isinstance(data, list) else []
+        return [_model(item) for item in items if isinstance(item, dict) and item.get("id")]
 
     async def model(self, repo: str) -> HubModel:
         """One repository with its file list and gated state."""
@@ -165,14 +167,22 @@ class HubClient:
         return _model(data)
 
 
-def _model(data: Mapping[str, Any]) -> HubModel:
-    siblings = data.get("siblings") or []
-    files = tuple(str(s["rfilename"]) for s in siblings if isinstance(s, dict) and "rfilename" in s)
+def _model(data: Mapping[str, object]) -> HubModel:
+    siblings = data.get("siblings")
+    files = tuple(
+        str(s["rfilename"])
+        for s in (siblings if isinstance(siblings, list) else ())
+        if isinstance(s, dict) and "rfilename" in s
+    )
     gated = data.get("gated", False)
     return HubModel(
         id=str(data["id"]),
-        downloads=int(data.get("downloads") or 0),
-        likes=int(data.get("likes") or 0),
+        downloads=_count(data.get("downloads")),
+        likes=_count(data.get("likes")),
         gated=gated if isinstance(gated, (bool, str)) else bool(gated),
         files=files,
     )
+
+
+def _count(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0

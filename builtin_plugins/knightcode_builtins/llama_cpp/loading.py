@@ -87,9 +87,9 @@ async def _follow_progress(
     on_progress("loading", None)
     try:
         async for event in client.status_events():
-            if event.get("model") != model_id or not isinstance(event.get("data"), dict):
+            data = event.get("data")
+            if event.get("model") != model_id or not isinstance(data, dict):
                 continue
-            data = event["data"]
             progress = data.get("progress")
             value = progress.get("value") if isinstance(progress, dict) else progress
             on_progress(

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from knightcode_builtins.llama_cpp.session_model import STATUS_KEY
 
 if TYPE_CHECKING:
-    from knightcode import HookContext
+    from knightcode import ExtensionUI, HookContext
 
 __all__ = ["CANCEL", "run_cancellable"]
 
@@ -26,7 +26,7 @@ CANCEL = "Cancel"
 
 async def run_cancellable(
     ctx: HookContext,
-    operation: Coroutine[Any, Any, T],
+    operation: Awaitable[T],
     *,
     title: str,
     question: str,
@@ -65,7 +65,7 @@ async def run_cancellable(
         ctx.ui.set_status(STATUS_KEY, None)
 
 
-async def _wait_for_cancel(ui: Any, title: str, question: str) -> None:
+async def _wait_for_cancel(ui: ExtensionUI, title: str, question: str) -> None:
     """Return once the user chose Cancel (or pressed Escape) and confirmed it."""
     while True:
         await ui.select(title, [CANCEL])  # Escape answers None: it asks to cancel as well

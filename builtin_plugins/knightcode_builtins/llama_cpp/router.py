@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import cast
 
 import httpx
 
@@ -31,6 +31,7 @@ from knightcode_builtins.llama_cpp.errors import (
     RouterUnreachable,
     Unauthorized,
 )
+from knightcode_builtins.llama_cpp.replies import ChatCompletion
 from knightcode_builtins.llama_cpp.router_models import RouterModel
 
 __all__ = ["RouterClient", "RouterError", "RouterState", "model_error"]
@@ -47,6 +48,7 @@ class RouterState:
     autoload: bool
 
     def find(self, model_id: str) -> RouterModel | None:
+        """The model with this id, or None."""
         return next((m for m in self.models if m.id == model_id), None)
 
     @property
@@ -81,14 +83,15 @@ class RouterClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        """Close the connection pool."""
         await self._http.aclose()
 
     # --- requests ---
 
     async def request(
-        self, method: str, path: str, body: Mapping[str, Any] | None = None, **params: str
-    ) -> Any:
-        """Send one request and return the decoded JSON answer.
+        self, method: str, path: str, body: Mapping[str, object] | None = None, **params: str
+    ) -> object:
+        """Send one request and return the decoded JSON answer (any JSON value).
 
         :raises RouterUnreachable: no connection, a dropped one, or no answer in time
         :raises Unauthorized: 401
@@ -111,7 +114,8 @@ class RouterClient:
             return self._decode(response)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _decode(self, response: httpx.Response) -> Any:
+    def _decode(self, response: httpx.Response) -> object:
+        data: object
         try:
             data = response.json()
         except ValueError:
@@ -154,6 +158,7 @@ class RouterClient:
         return [RouterModel.from_json(entry) for entry in entries]
 
     async def get_model(self, model_id: str) -> RouterModel:
+        """One model of ``GET /models``; raises :class:`ModelNotFound` naming the others."""
         models = await self.list_models()
         for model in models:
             if model.id == model_id:
@@ -182,8 +187,8 @@ class RouterClient:
         """Ask the router to download ``owner/repository[:quant]`` from Hugging Face."""
         await self.request("POST", "/models", {"model": spec})
 
-    async def status_events(self) -> AsyncIterator[dict[str, Any]]:
-        """The router's status stream (``GET /models/sse``), one event dict at a time."""
+    async def status_events(self) -> AsyncIterator[dict[str, object]]:
+        """The router's status stream (``GET /models/sse``), one event object at a time."""
         try:
             async with self._http.stream(
                 "GET", "/models/sse", timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT)
@@ -193,6 +198,7 @@ class RouterClient:
                     self._decode(response)
                 async for line in response.aiter_lines():
                     if line.startswith("data:"):
+                        event: object
                         try:
                             event = json.loads(line[5:])
                         except ValueError:
@@ -205,33 +211,38 @@ class RouterClient:
     # --- model requests ---
 
     async def tokenize(self, model_id: str, text: str) -> list[int]:
-        data = await self._model_request(
-            "/tokenize", model_id, {"content": text, "with_pieces": True}
-        )
-        return [int(t["id"]) if isinstance(t, dict) else int(t) for t in data.get("tokens", [])]
+        """The token ids of ``text`` for the model's tokenizer (``POST /tokenize``)."""
+        path = "/tokenize"
+        body = {"content": text, "with_pieces": True}
+        data = _object(await self._model_request(path, model_id, body), self.url, path)
+        tokens = data.get("tokens", [])
+        if not isinstance(tokens, list):
+            raise RouterError(f"llama.cpp router at {self.url}: unexpected answer to {path}")
+        # with_pieces: each token is {"id": …, "piece": …}; older builds send bare ids.
+        return [int(t["id"]) if isinstance(t, dict) else int(t) for t in tokens]
 
-    async def complete(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def complete(self, body: Mapping[str, object]) -> ChatCompletion:
         """A non-streaming chat completion (for next-token probabilities)."""
-        reply: dict[str, Any] = await self._model_request(
-            "/v1/chat/completions", str(body["model"]), body
-        )
-        return reply
+        path = "/v1/chat/completions"
+        reply = _object(await self._model_request(path, str(body["model"]), body), self.url, path)
+        # Its fields are read defensively (see ChatCompletion): an object is all that is checked.
+        return cast(ChatCompletion, reply)
 
-    async def systemone(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def systemone(self, body: Mapping[str, object]) -> dict[str, object]:
         """``POST /v1/systemone`` (decision models, llama.cpp 0.6+).
 
         A 404 "File Not Found" is returned as is: here it means the endpoint does not exist
         (an older build), not an unknown model (that is a 400 from the router's routing).
         """
         try:
-            reply: dict[str, Any] = await self.request("POST", "/v1/systemone", body)
-            return reply
+            reply = await self.request("POST", "/v1/systemone", body)
         except RouterError as exc:
             if exc.status == 404:
                 raise
             raise model_error(exc, self.url, str(body["model"])) from None
+        return _object(reply, self.url, "/v1/systemone")
 
-    async def _model_request(self, path: str, model_id: str, body: Mapping[str, Any]) -> Any:
+    async def _model_request(self, path: str, model_id: str, body: Mapping[str, object]) -> object:
         try:
             return await self.request("POST", path, {"model": model_id, **body})
         except RouterError as exc:
@@ -247,8 +258,8 @@ def model_error(exc: RouterError, url: str, model_id: str) -> RouterError:
     if body.get("type") == "exceed_context_size_error" or "exceeds the available context" in detail:
         return ContextTooSmall(
             model_id,
-            body.get("n_prompt_tokens"),
-            body.get("n_ctx"),
+            _int_or_none(body.get("n_prompt_tokens")),
+            _int_or_none(body.get("n_ctx")),
             "shorten the input, or start the router with a larger -c (or a ctx-size preset)",
         )
     if "is not loaded" in detail:
@@ -258,6 +269,17 @@ def model_error(exc: RouterError, url: str, model_id: str) -> RouterError:
     if exc.status == 400 and "not found" in detail:
         return ModelNotFound(url, model_id)
     return exc
+
+
+def _object(data: object, url: str, path: str) -> dict[str, object]:
+    """``data`` when it is a JSON object, else a :class:`RouterError` about the answer."""
+    if not isinstance(data, dict):
+        raise RouterError(f"llama.cpp router at {url}: unexpected answer to {path}")
+    return data
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _reason(exc: httpx.TransportError) -> str:

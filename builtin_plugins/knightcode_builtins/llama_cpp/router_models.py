@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from knightcode import DiscoveredModels, Model
 from knightcode_builtins.llama_cpp.connection import PROVIDER, Connection
@@ -59,26 +58,26 @@ class RouterModel:
     progress: float | None = None
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RouterModel:
-        status = data.get("status") if isinstance(data.get("status"), Mapping) else {}
-        assert isinstance(status, Mapping)
-        args = [str(arg) for arg in status.get("args") or ()]
-        meta = data.get("meta") if isinstance(data.get("meta"), Mapping) else {}
-        assert isinstance(meta, Mapping)
-        arch = data.get("architecture") if isinstance(data.get("architecture"), Mapping) else {}
-        assert isinstance(arch, Mapping)
-        n_ctx = meta.get("n_ctx") if isinstance(meta.get("n_ctx"), int) else None
+    def from_json(cls, data: Mapping[str, object]) -> RouterModel:
+        """An entry of the ``data`` list of ``GET /models``; missing fields get defaults."""
+        status = _mapping(data.get("status"))
+        args = [str(arg) for arg in _list(status.get("args"))]
+        meta = _mapping(data.get("meta"))
+        arch = _mapping(data.get("architecture"))
+        running_ctx = meta.get("n_ctx")
+        n_ctx = running_ctx if isinstance(running_ctx, int) else None
         configured = _int(_arg(args, "-c", "--ctx-size"))
         progress = status.get("progress")
+        exit_code = status.get("exit_code")
         return cls(
             id=str(data.get("id", "")),
             status=str(status.get("value", "unknown")),
             failed=bool(status.get("failed", False)),
-            exit_code=status.get("exit_code") if isinstance(status.get("exit_code"), int) else None,
+            exit_code=exit_code if isinstance(exit_code, int) else None,
             n_ctx=n_ctx or configured or None,
             loaded_ctx=bool(n_ctx),
-            decision="decisions" in (arch.get("output_modalities") or ()),
-            images="image" in (arch.get("input_modalities") or ()),
+            decision="decisions" in _list(arch.get("output_modalities")),
+            images="image" in _list(arch.get("input_modalities")),
             source=str(data["source"]) if data.get("source") else None,
             path=_arg(args, "-m", "--model"),
             progress=_progress(progress),
@@ -90,7 +89,7 @@ class RouterModel:
         return self.status in _SELECTABLE
 
     def describe(self) -> str:
-        """A short state for lists: ``loaded · 2048 ctx``, ``unloaded (last load failed)`` …"""
+        """A short state for lists: ``loaded · 2048 ctx``, ``unloaded (last load failed)``."""
         text = self.status
         if self.status in ("loading", "downloading") and self.progress is not None:
             text += f" {self.progress:.0%}"
@@ -118,7 +117,15 @@ def _int(value: str | None) -> int | None:
     return number if number > 0 else None
 
 
-def _progress(value: Any) -> float | None:
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _progress(value: object) -> float | None:
     # The router reports progress as a number or as {"value": 0.4, "stages": [...]}.
     if isinstance(value, Mapping):
         value = value.get("value")

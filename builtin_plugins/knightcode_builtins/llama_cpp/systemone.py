@@ -10,7 +10,6 @@ applied on top of the model's own calibration (1 leaves them unchanged).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from knightcode import (
     Answer,
@@ -30,7 +29,7 @@ from knightcode_builtins.llama_cpp.router import RouterClient
 __all__ = ["classify_with_decision_model", "systemone_question"]
 
 
-def systemone_question(question: Question) -> dict[str, Any]:
+def systemone_question(question: Question) -> dict[str, object]:
     """A question in the System One API's shape (``bool`` is called ``noul`` there)."""
     if isinstance(question, ChoiceQuestion):
         return {
@@ -58,7 +57,7 @@ async def classify_with_decision_model(
     :raises ClassificationError: the build has no ``/v1/systemone`` (404), the model is not a
         decision model (501), or the router rejected the request
     """
-    body = {
+    body: dict[str, object] = {
         "model": model.id,
         "state": request.state,
         "questions": {qid: systemone_question(q) for qid, q in request.questions.items()},
@@ -88,7 +87,7 @@ async def classify_with_decision_model(
     return Classification(model, answers, tokens if isinstance(tokens, int) else None)
 
 
-def _answer(qid: str, question: Question, raw: Any, temperature: float) -> Answer:
+def _answer(qid: str, question: Question, raw: object, temperature: float) -> Answer:
     if not isinstance(raw, Mapping):
         raise ClassificationError(f"/v1/systemone gave no answer to question {qid!r}")
     if isinstance(question, BoolQuestion):

@@ -18,15 +18,15 @@ settings model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from knightcode._config.values import (
     InvalidSetting,
     check_bool,
     check_non_negative_int,
     check_object,
+    expect,
 )
 
 DEFAULT_RESERVE_TOKENS = 16384
@@ -50,16 +50,8 @@ class CompactionSettings:
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
 
 
-def _checked(value: Any, check: Callable[[Any], str | None], key_parts: tuple[str, ...]) -> Any:
-    """``value`` if ``check`` accepts it, else :class:`InvalidSetting` at ``key_parts``."""
-    problem = check(value)
-    if problem is not None:
-        raise InvalidSetting(key_parts, problem)
-    return value
-
-
 def resolve_compaction(
-    section: Any, provider: str | None, model_id: str | None
+    section: object, provider: str | None, model_id: str | None
 ) -> CompactionSettings:
     """The compaction settings for ``provider/model_id`` from the merged ``compaction`` value.
 
@@ -71,11 +63,11 @@ def resolve_compaction(
     """
     if section is None:
         return CompactionSettings()
-    section = _checked(section, check_object, ("compaction",))
+    compaction: Mapping[str, object] = expect(section, check_object, dict, ("compaction",))
 
     enabled = True
-    if "enabled" in section:
-        enabled = _checked(section["enabled"], check_bool, ("compaction", "enabled"))
+    if "enabled" in compaction:
+        enabled = expect(compaction["enabled"], check_bool, bool, ("compaction", "enabled"))
     # Ordinary values are validated whether or not an override shadows them: a typo in the
     # shared budget must not hide until the user switches model.
     resolved: dict[str, int] = {
@@ -83,10 +75,12 @@ def resolve_compaction(
         "keepRecentTokens": DEFAULT_KEEP_RECENT_TOKENS,
     }
     for key in _BUDGETS:
-        if key in section:
-            resolved[key] = _checked(section[key], check_non_negative_int, ("compaction", key))
+        if key in compaction:
+            resolved[key] = expect(
+                compaction[key], check_non_negative_int, int, ("compaction", key)
+            )
 
-    override = _matching_override(section, provider, model_id)
+    override = _matching_override(compaction, provider, model_id)
     if override is not None:
         name, entry = override
         where = ("compaction", "modelOverrides", name)
@@ -97,7 +91,7 @@ def resolve_compaction(
             )
         for key in _BUDGETS:
             if key in entry:
-                resolved[key] = _checked(entry[key], check_non_negative_int, (*where, key))
+                resolved[key] = expect(entry[key], check_non_negative_int, int, (*where, key))
 
     return CompactionSettings(
         enabled=enabled,
@@ -107,16 +101,18 @@ def resolve_compaction(
 
 
 def _matching_override(
-    section: Mapping[str, Any], provider: str | None, model_id: str | None
-) -> tuple[str, Mapping[str, Any]] | None:
+    section: Mapping[str, object], provider: str | None, model_id: str | None
+) -> tuple[str, Mapping[str, object]] | None:
     """The override entry of the active model after checking that every entry is an object."""
     if "modelOverrides" not in section:
         return None
-    overrides = _checked(section["modelOverrides"], check_object, ("compaction", "modelOverrides"))
-    for name, entry in overrides.items():
-        _checked(entry, check_object, ("compaction", "modelOverrides", name))
+    where = ("compaction", "modelOverrides")
+    overrides: Mapping[str, object] = expect(section["modelOverrides"], check_object, dict, where)
+    entries: dict[str, Mapping[str, object]] = {
+        name: expect(entry, check_object, dict, (*where, name)) for name, entry in overrides.items()
+    }
     if provider is None or model_id is None:
         return None
     name = f"{provider}/{model_id}"
-    entry = overrides.get(name)
+    entry = entries.get(name)
     return None if entry is None else (name, entry)

@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 from knightcode._config.jsonfile import read_json_object, write_json_atomic
-from knightcode._config.values import check_str_list
+from knightcode._config.values import InvalidSetting, check_str_list, expect
 from knightcode._errors import SettingsError
 
 _DEFAULT_MODE = 0o644
@@ -31,10 +31,12 @@ def set_plugin_enabled(settings_path: Path, plugin_name: str, enabled: bool) -> 
     data = read_json_object(settings_path)
     existed = data is not None
     data = data if data is not None else {}
-    entries = data.get("extensions", [])
-    problem = check_str_list(entries)
-    if problem is not None:
-        raise SettingsError(str(settings_path), "extensions", problem)
+    try:
+        entries: list[str] = expect(
+            data.get("extensions", []), check_str_list, list, ("extensions",)
+        )
+    except InvalidSetting as exc:
+        raise SettingsError(str(settings_path), "extensions", exc.problem) from None
 
     block = f"-{plugin_name}"
     if enabled:

@@ -7,22 +7,23 @@ atomic: a crash or a full disk never leaves a half-written ``settings.json`` or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import NoReturn
 
 from knightcode._errors import ConfigError
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     # Python's json accepts NaN/Infinity, which no other JSON reader does; a settings file that
     # only works here would be a trap.
     raise ValueError(f"{name} is not valid JSON")
 
 
-def read_json_object(path: Path) -> dict[str, Any] | None:
+def read_json_object(path: Path) -> dict[str, object] | None:
     """The JSON object stored in ``path``, or None when the file does not exist.
 
     An empty (or whitespace-only) file counts as ``{}`` so that ``touch settings.json`` works.
@@ -43,6 +44,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
     if not text.strip():
         return {}
+    data: object
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -57,7 +59,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def write_json_atomic(path: Path, data: Any, mode: int = 0o644) -> None:
+def write_json_atomic(path: Path, data: object, mode: int = 0o644) -> None:
     """Write ``data`` as pretty JSON to ``path`` so that readers see the old or the new file.
 
     Parent directories are created. The text goes to a temporary file in the same directory,
@@ -75,8 +77,6 @@ def write_json_atomic(path: Path, data: Any, mode: int = 0o644) -> None:
             os.fchmod(handle.fileno(), mode)
         os.replace(tmp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise

@@ -7,16 +7,22 @@ read before that (extensions, session directory, compaction budgets) are checked
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from knightcode._config.compaction_settings import CompactionSettings, resolve_compaction
 from knightcode._config.jsonfile import read_json_object
 from knightcode._config.merge import lookup, merge_settings, migrate_legacy, supplies
 from knightcode._config.paths import expand_path, project_config_dir
-from knightcode._config.values import InvalidSetting, check_str, check_str_list, format_key
+from knightcode._config.values import (
+    InvalidSetting,
+    check_str,
+    check_str_list,
+    expect,
+    format_key,
+)
 from knightcode._errors import SettingsError
 
 if TYPE_CHECKING:
@@ -43,15 +49,15 @@ class Settings:
         self,
         global_path: Path,
         project_path: Path,
-        global_data: dict[str, Any] | None = None,
-        project_data: dict[str, Any] | None = None,
+        global_data: Mapping[str, object] | None = None,
+        project_data: Mapping[str, object] | None = None,
     ) -> None:
         self.global_path = global_path
         self.project_path = project_path
         self._global = migrate_legacy(dict(global_data or {}))
         self._project = None if project_data is None else migrate_legacy(dict(project_data))
         self.project_loaded: bool = self._project is not None
-        self.merged: dict[str, Any] = merge_settings(self._global, self._project or {})
+        self.merged: dict[str, object] = merge_settings(self._global, self._project or {})
 
     @classmethod
     def load(cls, agent_dir: Path, cwd: Path, *, project_trusted: bool) -> Settings:
@@ -66,8 +72,10 @@ class Settings:
         project_data = read_json_object(project_path) if project_trusted else None
         return cls(global_path, project_path, read_json_object(global_path), project_data)
 
-    def get(self, dotted_key: str, default: Any = None) -> Any:
-        """The raw merged value at a dotted key (``"compaction.reserveTokens"``), unvalidated."""
+    def get(self, dotted_key: str, default: object = None) -> object:
+        """The raw merged value at a dotted key (``"compaction.reserveTokens"``), unvalidated:
+        any JSON value, for the caller to check (``isinstance``) before using it.
+        """
         return lookup(self.merged, dotted_key.split("."), default)
 
     def origin(self, dotted_key_parts: Sequence[str | int]) -> Path:
@@ -96,12 +104,10 @@ class Settings:
 
         :raises SettingsError: the value is not a list of strings
         """
-        entries = self.merged.get(key)
-        if entries is None:
+        value = self.merged.get(key)
+        if value is None:
             return []
-        problem = check_str_list(entries)
-        if problem is not None:
-            raise self.error((key,), problem)
+        entries: list[str] = self._raising(lambda: expect(value, check_str_list, list, (key,)))
         base_dir = self.origin((key,)).parent
         return [(entry, base_dir) for entry in entries]
 
@@ -127,10 +133,10 @@ class Settings:
             project = read_json_object(self.project_path)
         for data, path in ((project, self.project_path), (self._global, self.global_path)):
             if data is not None and "sessionDir" in data:
-                value = data["sessionDir"]
-                problem = check_str(value)
-                if problem is not None:
-                    raise SettingsError(str(path), "sessionDir", problem)
+                try:
+                    value = expect(data["sessionDir"], check_str, str, ("sessionDir",))
+                except InvalidSetting as exc:
+                    raise SettingsError(str(path), "sessionDir", exc.problem) from None
                 return expand_path(value, cwd)
         return None
 

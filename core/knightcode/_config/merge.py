@@ -9,18 +9,17 @@ one-level) merging is what lets a project override a single field of one
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 _MISSING = object()
 
 
-def merge_settings(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def merge_settings(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:
     """``override`` laid over ``base``: a new dict, objects merged key by key at every depth.
 
     Neither argument is modified; unchanged sub-objects are copied so that the result can be
     changed without touching the inputs.
     """
-    merged: dict[str, Any] = {}
+    merged: dict[str, object] = {}
     for key, value in base.items():
         merged[key] = merge_settings(value, {}) if isinstance(value, dict) else value
     for key, value in override.items():
@@ -32,9 +31,9 @@ def merge_settings(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict
     return merged
 
 
-def lookup(data: Mapping[str, Any], parts: Sequence[str], default: Any = None) -> Any:
+def lookup(data: Mapping[str, object], parts: Sequence[str], default: object = None) -> object:
     """The value at a key path, or ``default`` when the path is absent or crosses a non-object."""
-    current: Any = data
+    current: object = data
     for part in parts:
         if not isinstance(current, dict):
             return default
@@ -44,7 +43,7 @@ def lookup(data: Mapping[str, Any], parts: Sequence[str], default: Any = None) -
     return current
 
 
-def supplies(data: Mapping[str, Any] | None, parts: Sequence[str | int]) -> bool:
+def supplies(data: Mapping[str, object] | None, parts: Sequence[str | int]) -> bool:
     """Whether ``data`` (one file's settings) supplied the merged value at a key path.
 
     True when the file defines the whole path, and also when it defines a prefix of it with an
@@ -53,7 +52,7 @@ def supplies(data: Mapping[str, Any] | None, parts: Sequence[str | int]) -> bool
     """
     if data is None:
         return False
-    current: Any = data
+    current: object = data
     for part in parts:
         if not isinstance(current, dict):
             return True
@@ -63,7 +62,7 @@ def supplies(data: Mapping[str, Any] | None, parts: Sequence[str | int]) -> bool
     return True
 
 
-def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+def migrate_legacy(data: dict[str, object]) -> dict[str, object]:
     """Rename keys from older versions in one file's settings (in place, and returned).
 
     ``queueMode`` became ``steeringMode``; an explicit ``steeringMode`` wins over it.

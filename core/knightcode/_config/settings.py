@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from knightcode._config import values
 from knightcode._config.values import InvalidSetting
@@ -33,10 +33,10 @@ Transport = Literal["sse", "websocket", "websocket-cached", "auto"]
 _ERROR_TYPE = "knightcode_setting"
 
 
-def _checked(check: Callable[[Any], str | None]) -> PlainValidator:
+def _checked(check: Callable[[object], str | None]) -> PlainValidator:
     """A pydantic validator that accepts exactly what ``check`` accepts, with its wording."""
 
-    def validate(value: Any) -> Any:
+    def validate(value: object) -> object:
         problem = check(value)
         if problem is not None:
             # The problem goes in through the context: it may contain braces (a described
@@ -47,7 +47,7 @@ def _checked(check: Callable[[Any], str | None]) -> PlainValidator:
     return PlainValidator(validate)
 
 
-def _choice(literal: Any) -> PlainValidator:
+def _choice(literal: object) -> PlainValidator:
     """A validator for a ``Literal[...]`` type whose choices are taken from the type itself."""
     return _checked(partial(values.check_choice, choices=get_args(literal)))
 
@@ -61,7 +61,7 @@ Count = Annotated[int, _checked(values.check_non_negative_int)]
 Flag = Annotated[bool, _checked(values.check_bool)]
 Text = Annotated[str, _checked(values.check_str)]
 TextList = Annotated[list[str], _checked(values.check_str_list)]
-Packages = Annotated[list[str | dict[str, Any]], _checked(values.check_packages)]
+Packages = Annotated[list[str | dict[str, object]], _checked(values.check_packages)]
 
 
 class Section(BaseModel):
@@ -87,7 +87,7 @@ class CompactionSection(Section):
     keep_recent_tokens: Count = 20000
     # Entries must be objects; what is inside is checked only for the active model, on
     # resolution (see knightcode._config.compaction_settings).
-    model_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    model_overrides: dict[str, dict[str, object]] = Field(default_factory=dict)
 
 
 class BranchSummarySection(Section):
@@ -188,7 +188,7 @@ class SettingsModel(Section):
     enable_skill_commands: Flag = True
 
 
-def _problem_of(error: Mapping[str, Any]) -> str:
+def _problem_of(error: ErrorDetails) -> str:
     """The wording for one pydantic error: ours for our checks, plain English for structure."""
     kind = error["type"]
     if kind == _ERROR_TYPE:
@@ -198,7 +198,7 @@ def _problem_of(error: Mapping[str, Any]) -> str:
     return str(error["msg"])
 
 
-def parse_settings(data: Mapping[str, Any]) -> SettingsModel:
+def parse_settings(data: Mapping[str, object]) -> SettingsModel:
     """Validate merged settings data.
 
     :raises InvalidSetting: for the first bad value, with its JSON key path

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from knightcode._config.jsonfile import read_json_object, write_json_atomic
 from knightcode._config.paths import project_config_dir
@@ -125,19 +125,20 @@ class TrustStore:
     def _key(cwd: Path) -> str:
         return str(cwd.resolve())
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
         data = read_json_object(self.path) or {}
         projects = data.get("projects", {})
         if not isinstance(projects, dict):
             raise ConfigError(f'{self.path}: "projects" must be a JSON object')
-        return projects
+        return {str(key): value for key, value in projects.items()}
 
     def _recorded(self, cwd: Path) -> dict[str, str] | None:
         entry = self._read().get(self._key(cwd))
         files = entry.get("files") if isinstance(entry, dict) else None
-        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-            return None  # a damaged record trusts nothing
-        return files
+        if not isinstance(files, dict):
+            return None
+        recorded = {str(name): digest for name, digest in files.items() if isinstance(digest, str)}
+        return recorded if len(recorded) == len(files) else None  # a damaged record trusts nothing
 
     def status(self, cwd: Path) -> TrustStatus:
         """The trust state of the project in ``cwd``."""
@@ -167,7 +168,7 @@ class TrustStore:
         self._write(projects)
         return True
 
-    def _write(self, projects: dict[str, Any]) -> None:
+    def _write(self, projects: dict[str, object]) -> None:
         # 0600: the file lists the user's projects, which is nobody else's business.
         write_json_atomic(self.path, {"version": 1, "projects": projects}, mode=0o600)
 

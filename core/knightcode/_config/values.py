@@ -10,13 +10,15 @@ way wherever it is read. Nothing here imports pydantic.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeGuard, TypeVar
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer a JavaScript reader of the same file represents exactly."""
 
 _DESCRIBE_LIMIT = 60
+
+_T = TypeVar("_T")
 
 
 class InvalidSetting(Exception):
@@ -46,7 +48,24 @@ def format_key(parts: Sequence[str | int]) -> str:
     return text
 
 
-def describe(value: Any) -> str:
+def expect(
+    value: object,
+    check: Callable[[object], str | None],
+    kind: type[_T],
+    key_parts: Sequence[str | int],
+) -> _T:
+    """``value`` when ``check`` accepts it, typed as the ``kind`` that check guarantees (a raw
+    reader's way from a JSON value to a typed one: ``expect(v, check_bool, bool, key)``).
+
+    :raises InvalidSetting: ``check``'s problem, at ``key_parts``
+    """
+    problem = check(value)
+    if problem is None and isinstance(value, kind):
+        return value
+    raise InvalidSetting(key_parts, problem or f"expected {kind.__name__}, got {describe(value)}")
+
+
+def describe(value: object) -> str:
     """A value as it would appear in the JSON file, shortened for an error message."""
     try:
         text = json.dumps(value, ensure_ascii=False)
@@ -55,12 +74,12 @@ def describe(value: Any) -> str:
     return text if len(text) <= _DESCRIBE_LIMIT else text[: _DESCRIBE_LIMIT - 1] + "…"
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     # bool is a subclass of int; `true` is not a number in a settings file.
     return type(value) is int
 
 
-def check_non_negative_int(value: Any) -> str | None:
+def check_non_negative_int(value: object) -> str | None:
     """A token count, retry count or delay: an integer from 0 to 2**53-1 (no floats, no strings)."""
     if not _is_int(value) or value < 0:
         return f"expected a non-negative integer, got {describe(value)}"
@@ -69,29 +88,29 @@ def check_non_negative_int(value: Any) -> str | None:
     return None
 
 
-def check_int_range(value: Any, low: int, high: int) -> str | None:
+def check_int_range(value: object, low: int, high: int) -> str | None:
     """An integer between ``low`` and ``high`` inclusive."""
     if not _is_int(value) or not low <= value <= high:
         return f"expected an integer from {low} to {high}, got {describe(value)}"
     return None
 
 
-def check_bool(value: Any) -> str | None:
+def check_bool(value: object) -> str | None:
     """A JSON boolean."""
     return None if isinstance(value, bool) else f"expected true or false, got {describe(value)}"
 
 
-def check_str(value: Any) -> str | None:
+def check_str(value: object) -> str | None:
     """A JSON string."""
     return None if isinstance(value, str) else f"expected a string, got {describe(value)}"
 
 
-def check_object(value: Any) -> str | None:
+def check_object(value: object) -> str | None:
     """A JSON object."""
     return None if isinstance(value, dict) else f"expected an object, got {describe(value)}"
 
 
-def check_choice(value: Any, choices: Sequence[str]) -> str | None:
+def check_choice(value: object, choices: Sequence[str]) -> str | None:
     """One of a fixed set of strings."""
     if isinstance(value, str) and value in choices:
         return None
@@ -99,7 +118,7 @@ def check_choice(value: Any, choices: Sequence[str]) -> str | None:
     return f"expected one of {listed}, got {describe(value)}"
 
 
-def check_str_list(value: Any) -> str | None:
+def check_str_list(value: object) -> str | None:
     """A JSON array of strings; the message points at the first item that is not one."""
     if not isinstance(value, list):
         return f"expected a list of strings, got {describe(value)}"
@@ -109,7 +128,7 @@ def check_str_list(value: Any) -> str | None:
     return None
 
 
-def check_packages(value: Any) -> str | None:
+def check_packages(value: object) -> str | None:
     """``packages``: a list whose items are source strings or objects with a ``source`` string."""
     if not isinstance(value, list):
         return f"expected a list of package sources, got {describe(value)}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import types
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 
 def _skip_httpx_command_line() -> None:
@@ -141,10 +141,10 @@ _LOCATIONS = {
     "resolve_config_value": "knightcode._llm.keys",
     "stream_openai_completions": "knightcode._llm.openai_completions",
     "ModelRegistry": "knightcode._llm.registry",
-    "AssistantMessageEvent": "knightcode._llm.types",
+    "AssistantMessageEvent": "knightcode._types.stream",
     "Context": "knightcode._llm.types",
-    "DoneEvent": "knightcode._llm.types",
-    "ErrorEvent": "knightcode._llm.types",
+    "DoneEvent": "knightcode._types.stream",
+    "ErrorEvent": "knightcode._types.stream",
     "Model": "knightcode._llm.types",
     "ModelCost": "knightcode._llm.types",
     "StreamOptions": "knightcode._llm.types",
@@ -155,7 +155,7 @@ _LOCATIONS = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     location = _LOCATIONS.get(name)
     if location is None:
         raise AttributeError(f"module 'knightcode._llm' has no attribute {name!r}")

@@ -9,8 +9,8 @@ final counts in ``message_delta``; the partial message is updated both times.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from typing import Any
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import TypedDict, cast
 
 import httpx
 
@@ -19,6 +19,7 @@ from knightcode._llm.anthropic_convert import build_anthropic_body, thinking_ena
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
+    DoneReason,
     done_events,
     error_event,
     release,
@@ -26,12 +27,72 @@ from knightcode._llm.streaming import (
 )
 from knightcode._llm.transport import StreamFailed, iter_body, open_stream
 from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message, set_usage
+from knightcode._types.messages import AssistantContent, AssistantMessage
 from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["ANTHROPIC_VERSION", "stream_anthropic_messages"]
 
+
+# The fields of the stream's events this client reads, all optional. One shape for every event
+# kind (each kind uses its own few fields) keeps the loop free of per-event narrowing.
+class _Delta(TypedDict, total=False):
+    type: str  # content_block_delta: text_delta, thinking_delta, input_json_delta …
+    text: str
+    thinking: str
+    partial_json: str | None
+    signature: str
+    stop_reason: str | None  # message_delta
+
+
+class _ContentBlock(TypedDict, total=False):
+    type: str
+    data: str  # redacted_thinking
+    id: str  # tool_use
+    name: str
+    input: dict[str, object] | None
+
+
+class _Usage(TypedDict, total=False):
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_read_input_tokens: int | None
+    cache_creation_input_tokens: int | None
+
+
+class _Message(TypedDict, total=False):
+    id: str | None
+    usage: _Usage | None
+
+
+class _Error(TypedDict, total=False):
+    type: str
+    message: str
+
+
+class _Event(TypedDict, total=False):
+    type: str
+    index: int
+    delta: _Delta  # content_block_delta and message_delta (where it may be null)
+    content_block: _ContentBlock | None
+    message: _Message | None
+    usage: _Usage | None
+    error: _Error | None
+
+
+class _OpenBlock(TypedDict, total=False):
+    """A content block being streamed, seen with every field a delta may write."""
+
+    text: str
+    thinking: str
+    thinkingSignature: str
+
+
+# Shapes declared once instead of checked per delta (the hot path): an event of another shape
+# makes the loop raise inside the stream's try, and that becomes the stream's error event.
+_load_event = cast(Callable[[str], _Event], parse_json)
+
 ANTHROPIC_VERSION = "2023-06-01"
-_STOP_REASONS = {
+_STOP_REASONS: dict[str, DoneReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "stop",  # the server paused a long turn; continuing is the caller's choice
@@ -81,7 +142,11 @@ async def stream_anthropic_messages(
         )
         yield {"type": "start", "partial": output}
 
-        content: list[Any] = output["content"]
+        content = output["content"]
+        # The same list, seen as blocks a delta writes to: a text_delta names a text block, a
+        # thinking_delta a thinking block; a delta naming a block of another kind raises KeyError
+        # (an error event), as a wrong shape anywhere in the stream does.
+        open_blocks = cast("Sequence[_OpenBlock]", content)
         blocks: dict[int, int] = {}  # Anthropic block index -> content index
         stop: str | None = None
         finished = False
@@ -89,14 +154,14 @@ async def stream_anthropic_messages(
         body_chunks = iter_body(response, signal)
         async for payloads in iter_sse_data(body_chunks):
             for data in payloads:
-                event = parse_json(data)
+                event = _load_event(data)
                 kind = event.get("type")
                 if kind == "content_block_delta":
                     index = blocks.get(event.get("index", -1))
                     if index is None:
                         continue
                     delta = event["delta"]
-                    block = content[index]
+                    block = open_blocks[index]
                     delta_kind = delta.get("type")
                     if delta_kind == "text_delta":
                         text = delta["text"]
@@ -124,7 +189,7 @@ async def stream_anthropic_messages(
                         }
                     elif delta_kind == "input_json_delta":
                         piece = delta.get("partial_json") or ""
-                        closer.add_arguments(block, piece)
+                        closer.add_arguments(index, piece)
                         yield {
                             "type": "toolcall_delta",
                             "contentIndex": index,
@@ -146,19 +211,21 @@ async def stream_anthropic_messages(
                         if end is not None:
                             yield end
                 elif kind == "message_start":
-                    message = event.get("message") or {}
-                    if message.get("id"):
-                        output["responseId"] = message["id"]
+                    message: _Message = event.get("message") or {}
+                    response_id = message.get("id")
+                    if response_id:
+                        output["responseId"] = response_id
                     _apply_usage(output, model, message.get("usage") or {})
                 elif kind == "message_delta":
-                    reason = (event.get("delta") or {}).get("stop_reason")
+                    message_delta: _Delta = event.get("delta") or {}  # null: no reason
+                    reason = message_delta.get("stop_reason")
                     if reason:
                         stop = reason
                     _apply_usage(output, model, event.get("usage") or {})
                 elif kind == "message_stop":
                     finished = True
                 elif kind == "error":
-                    error = event.get("error") or {}
+                    error: _Error = event.get("error") or {}
                     raise StreamFailed(
                         f"{error.get('type', 'error')}: "
                         f"{error.get('message', 'the provider reported an error')}"
@@ -177,15 +244,15 @@ async def stream_anthropic_messages(
 
 
 def _start_block(
-    event: dict[str, Any],
-    content: list[Any],
+    event: _Event,
+    content: list[AssistantContent],
     blocks: dict[int, int],
     closer: BlockCloser,
-    output: Any,
+    output: AssistantMessage,
 ) -> AssistantMessageEvent | None:
-    start = event.get("content_block") or {}
+    start: _ContentBlock = event.get("content_block") or {}
     kind = start.get("type")
-    block: dict[str, Any]
+    block: AssistantContent
     if kind == "text":
         block = {"type": "text", "text": ""}
     elif kind == "thinking":
@@ -210,7 +277,7 @@ def _start_block(
     content.append(block)
     index = len(content) - 1
     blocks[event.get("index", index)] = index
-    if kind == "tool_use":
+    if block["type"] == "toolCall":
         closer.open_tool(index, block)
         return {
             "type": "toolcall_start",
@@ -225,16 +292,18 @@ def _start_block(
     return {"type": "thinking_start", "contentIndex": index, "partial": output}
 
 
-def _apply_usage(output: Any, model: Model, usage: dict[str, Any]) -> None:
+def _apply_usage(output: AssistantMessage, model: Model, usage: _Usage) -> None:
     # Fields absent or null keep their earlier value: proxies often send only output_tokens last.
     current = output["usage"]
-    values = []
-    for key, name in (
-        ("input_tokens", "input"),
-        ("output_tokens", "output"),
-        ("cache_read_input_tokens", "cacheRead"),
-        ("cache_creation_input_tokens", "cacheWrite"),
-    ):
-        value = usage.get(key)
-        values.append(value if isinstance(value, int) else current[name])
-    set_usage(output, model, *values)
+    set_usage(
+        output,
+        model,
+        _count(usage.get("input_tokens"), current["input"]),
+        _count(usage.get("output_tokens"), current["output"]),
+        _count(usage.get("cache_read_input_tokens"), current["cacheRead"]),
+        _count(usage.get("cache_creation_input_tokens"), current["cacheWrite"]),
+    )
+
+
+def _count(value: object, earlier: int) -> int:
+    return value if isinstance(value, int) else earlier

@@ -9,9 +9,37 @@ default when settings name none.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
-__all__ = ["BUILTIN_PROVIDERS"]
+__all__ = ["BUILTIN_PROVIDERS", "BuiltinModel", "BuiltinProvider"]
+
+
+class _Cost(TypedDict):
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+
+
+class BuiltinModel(TypedDict):
+    """A model entry, as in models.json."""
+
+    id: str
+    name: str
+    contextWindow: int
+    maxTokens: int
+    reasoning: bool
+    input: list[str]
+    cost: _Cost
+
+
+class BuiltinProvider(TypedDict):
+    """A provider entry: models.json's fields plus ``env``, the variables holding its key."""
+
+    baseUrl: str
+    api: str
+    env: tuple[str, ...]
+    models: list[BuiltinModel]
 
 
 def _m(
@@ -22,7 +50,7 @@ def _m(
     price: tuple[float, float, float, float],
     reasoning: bool = False,
     images: bool = True,
-) -> dict[str, Any]:
+) -> BuiltinModel:
     return {
         "id": model_id,
         "name": name,
@@ -39,7 +67,7 @@ def _m(
     }
 
 
-BUILTIN_PROVIDERS: dict[str, dict[str, Any]] = {
+BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
     "anthropic": {
         "baseUrl": "https://api.anthropic.com",
         "api": "anthropic-messages",

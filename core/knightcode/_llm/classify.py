@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from knightcode._abort import AbortSignal
 from knightcode._errors import KnightcodeError
@@ -160,7 +160,7 @@ class ClassifyRequest:
     :param signal: set it to abort between questions
     """
 
-    state: Any
+    state: object
     questions: Mapping[str, Question]
     temperature: float = 1.0
     signal: AbortSignal | None = None
@@ -181,7 +181,7 @@ class Classification:
     input_tokens: int | None = None
 
 
-def parse_questions(raw: Mapping[str, Any]) -> dict[str, Question]:
+def parse_questions(raw: Mapping[str, object]) -> dict[str, Question]:
     """Questions from typed objects or plain dicts shaped like TypeSafe's API.
 
     A dict question is ``{"type": "choice", "instructions": …, "criteria": {key: description}}``,
@@ -203,7 +203,7 @@ def parse_questions(raw: Mapping[str, Any]) -> dict[str, Question]:
     return parsed
 
 
-def _from_dict(qid: str, data: Mapping[str, Any]) -> Question:
+def _from_dict(qid: str, data: Mapping[str, object]) -> Question:
     kind = data.get("type")
     instructions = data.get("instructions")
     criteria = data.get("criteria")
@@ -293,7 +293,8 @@ def answer_from_probabilities(
     if isinstance(question, ChoiceQuestion):
         keys = list(question.options)
         best = max(range(len(probs)), key=lambda i: probs[i])
-        return ChoiceAnswer(keys[best], dict(zip(keys, probs)), choice_confidence(probs))
+        probabilities_by_key = dict(zip(keys, probs, strict=True))
+        return ChoiceAnswer(keys[best], probabilities_by_key, choice_confidence(probs))
     if isinstance(question, BoolQuestion):
         yes = probs[0]
         return BoolAnswer(yes >= 0.5, yes, abs(2 * yes - 1))

@@ -18,7 +18,6 @@ import subprocess
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from knightcode._config.jsonfile import read_json_object, write_json_atomic
 from knightcode._errors import ConfigError
@@ -109,7 +108,7 @@ class AuthStorage:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
         return read_json_object(self.path) or {}
 
     def get(self, provider: str) -> str | None:
@@ -134,7 +133,7 @@ class AuthStorage:
             )
         return key
 
-    def get_entry(self, provider: str) -> dict[str, Any] | None:
+    def get_entry(self, provider: str) -> dict[str, object] | None:
         """The whole stored entry of ``provider`` (any ``type``), or None.
 
         Plugins keep their own credential kinds here, e.g. a server URL beside an optional key:
@@ -149,12 +148,12 @@ class AuthStorage:
             raise ConfigError(f"auth.json error in {self.path}: {provider}: expected an object")
         return dict(entry)
 
-    def set_entry(self, provider: str, entry: dict[str, Any]) -> None:
+    def set_entry(self, provider: str, entry: Mapping[str, object]) -> None:
         """Store ``entry`` (an object with a ``type``) for ``provider``, replacing any other."""
         if not isinstance(entry.get("type"), str):
             raise ValueError('an auth.json entry needs a string "type"')
         data = self._read()
-        data[provider] = entry
+        data[provider] = dict(entry)
         write_json_atomic(self.path, data, mode=0o600)
 
     def set(self, provider: str, key: str) -> None:

@@ -17,11 +17,11 @@ import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from knightcode._config import values
 from knightcode._errors import ConfigError
@@ -39,8 +39,8 @@ __all__ = [
 _ERROR_TYPE = "knightcode_models"
 
 
-def _checked(check: Callable[[Any], str | None]) -> PlainValidator:
-    def validate(value: Any) -> Any:
+def _checked(check: Callable[[object], str | None]) -> PlainValidator:
+    def validate(value: object) -> object:
         problem = check(value)
         if problem is not None:
             raise PydanticCustomError(_ERROR_TYPE, "{problem}", {"problem": problem})
@@ -49,30 +49,36 @@ def _checked(check: Callable[[Any], str | None]) -> PlainValidator:
     return PlainValidator(validate)
 
 
-def _positive_int(value: Any) -> str | None:
+def _positive_int(value: object) -> str | None:
     if type(value) is not int or value <= 0 or value > values.MAX_SAFE_INTEGER:
         return f"expected a positive integer, got {values.describe(value)}"
     return None
 
 
-def _price(value: Any) -> str | None:
-    if type(value) not in (int, float) or value < 0 or math.isnan(value):
+def _price(value: object) -> str | None:
+    # bool is an int to isinstance(), but a JSON true is not a price.
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value < 0
+        or math.isnan(value)
+    ):
         got = values.describe(value)
         return f"expected a non-negative number (dollars per million tokens), got {got}"
     return None
 
 
-def _non_empty_str(value: Any) -> str | None:
+def _non_empty_str(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return f"expected a non-empty string, got {values.describe(value)}"
     return None
 
 
-def _api(value: Any) -> str | None:
+def _api(value: object) -> str | None:
     return values.check_choice(value, KNOWN_APIS)
 
 
-def _inputs(value: Any) -> str | None:
+def _inputs(value: object) -> str | None:
     if (
         not isinstance(value, list)
         or not value
@@ -82,7 +88,7 @@ def _inputs(value: Any) -> str | None:
     return None
 
 
-def _string_map(value: Any) -> str | None:
+def _string_map(value: object) -> str | None:
     if not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values()):
         return f"expected an object whose values are strings, got {values.describe(value)}"
     return None
@@ -96,7 +102,7 @@ Flag = Annotated[bool, _checked(values.check_bool)]
 Api = Annotated[str, _checked(_api)]
 Inputs = Annotated[list[str], _checked(_inputs)]
 StringMap = Annotated[dict[str, str], _checked(_string_map)]
-Obj = Annotated[dict[str, Any], _checked(values.check_object)]
+Obj = Annotated[dict[str, object], _checked(values.check_object)]
 
 
 class _Section(BaseModel):
@@ -168,7 +174,7 @@ _KNOWN_KEYS = sorted(
 )
 
 
-def _problem(error: Mapping[str, Any]) -> str:
+def _problem(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == _ERROR_TYPE:
         return str(error["ctx"]["problem"])
@@ -193,7 +199,7 @@ def models_json_error(
     return ConfigError(f"models.json error in {path}: {key + ': ' if key else ''}{problem}")
 
 
-def parse_models_file(data: Mapping[str, Any], path: Path | str) -> ModelsFile:
+def parse_models_file(data: Mapping[str, object], path: Path | str) -> ModelsFile:
     """Validate the contents of a models.json.
 
     :raises ConfigError: the first problem, naming the file and the field
@@ -205,7 +211,7 @@ def parse_models_file(data: Mapping[str, Any], path: Path | str) -> ModelsFile:
         raise models_json_error(path, first["loc"], _problem(first)) from None
 
 
-def parse_model_configs(models: Sequence[Any]) -> list[ModelConfig]:
+def parse_model_configs(models: Sequence[object]) -> list[ModelConfig]:
     """Validate a plugin provider's ``models`` list.
 
     :raises ValueError: the first problem, as ``models[0].contextWindow: expected …``

@@ -13,8 +13,8 @@ gives ``{}`` when it cannot be.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from typing import Any
+from collections.abc import AsyncGenerator, Callable
+from typing import TypedDict, cast
 
 import httpx
 
@@ -23,6 +23,7 @@ from knightcode._llm.openai_convert import build_openai_body
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
+    DoneReason,
     done_events,
     error_event,
     release,
@@ -35,11 +36,59 @@ from knightcode._llm.transport import (
     open_stream,
 )
 from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message, set_usage
+from knightcode._types.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["stream_openai_completions"]
 
-_STOP_REASONS = {
+
+# The fields of a streamed chunk this client reads, all optional (servers omit what is empty).
+class _FunctionDelta(TypedDict, total=False):
+    name: str | None
+    arguments: str | None
+
+
+class _ToolCallDelta(TypedDict, total=False):
+    index: int
+    id: str | None
+    function: _FunctionDelta | None
+
+
+class _Delta(TypedDict, total=False):
+    content: str | None
+    reasoning_content: str | None  # llama.cpp
+    reasoning: str | None  # OpenRouter, vLLM
+    tool_calls: list[_ToolCallDelta] | None
+
+
+class _Choice(TypedDict, total=False):
+    delta: _Delta | None
+    finish_reason: str | None
+
+
+class _PromptDetails(TypedDict, total=False):
+    cached_tokens: int | None
+
+
+class _Usage(TypedDict, total=False):
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    prompt_tokens_details: _PromptDetails | None
+
+
+class _Chunk(TypedDict, total=False):
+    id: str | None
+    choices: list[_Choice] | None
+    usage: _Usage | None
+    error: object
+
+
+# The chunk's shape is declared once, here, instead of being checked per delta (the hot path): a
+# server that sends another shape makes the loop raise (TypeError, AttributeError …) inside the
+# stream's try, and that becomes the stream's error event like any other failure.
+_load_chunk = cast(Callable[[str], _Chunk], parse_json)
+
+_STOP_REASONS: dict[str, DoneReason] = {
     "stop": "stop",
     "length": "length",
     "tool_calls": "toolUse",
@@ -82,12 +131,12 @@ async def stream_openai_completions(
         yield {"type": "start", "partial": output}
 
         content = output["content"]
-        loads = parse_json
-        text_block: dict[str, Any] | None = None  # the open text block, if any
+        loads = _load_chunk
+        text_block: TextContent | None = None  # the open text block, if any
         text_index = -1
-        think_block: dict[str, Any] | None = None
+        think_block: ThinkingContent | None = None
         think_index = -1
-        tools: dict[int, dict[str, Any]] = {}  # OpenAI index -> open tool-call block
+        tools: dict[int, ToolCall] = {}  # OpenAI index -> open tool-call block
         finish: str | None = None
         saw_done = False
         has_id = False
@@ -102,9 +151,11 @@ async def stream_openai_completions(
                     saw_done = True
                     continue
                 obj = loads(data)
-                if not has_id and obj.get("id"):
-                    output["responseId"] = obj["id"]
-                    has_id = True
+                if not has_id:
+                    response_id = obj.get("id")
+                    if response_id:
+                        output["responseId"] = response_id
+                        has_id = True
                 choices = obj.get("choices")
                 if choices:
                     choice = choices[0]
@@ -112,10 +163,10 @@ async def stream_openai_completions(
                     if delta:
                         # llama.cpp says reasoning_content, others reasoning: both are thinking.
                         field = "reasoning_content"
-                        thought = delta.get(field)
+                        thought = delta.get("reasoning_content")
                         if not thought:
                             field = "reasoning"
-                            thought = delta.get(field)
+                            thought = delta.get("reasoning")
                         if thought and isinstance(thought, str):
                             if think_block is None:
                                 if text_block is not None:
@@ -126,7 +177,7 @@ async def stream_openai_completions(
                                     "thinking": "",
                                     "thinkingSignature": field,
                                 }
-                                content.append(think_block)  # type: ignore[arg-type]
+                                content.append(think_block)
                                 think_index = len(content) - 1
                                 closer.open(think_index)
                                 yield {
@@ -151,7 +202,7 @@ async def stream_openai_completions(
                                     yield closer.end_thinking(think_index)
                                     think_block = None
                                 text_block = {"type": "text", "text": ""}
-                                content.append(text_block)  # type: ignore[arg-type]
+                                content.append(text_block)
                                 text_index = len(content) - 1
                                 closer.open(text_index)
                                 yield {
@@ -208,16 +259,16 @@ async def stream_openai_completions(
 
 
 def _tool_deltas(
-    calls: list[dict[str, Any]],
-    tools: dict[int, dict[str, Any]],
-    output: Any,
+    calls: list[_ToolCallDelta],
+    tools: dict[int, ToolCall],
+    output: AssistantMessage,
     closer: BlockCloser,
 ) -> list[AssistantMessageEvent]:
     events: list[AssistantMessageEvent] = []
     content = output["content"]
     for call in calls:
         index = call.get("index", 0)
-        function = call.get("function") or {}
+        function: _FunctionDelta = call.get("function") or {}
         call_id = call.get("id") or ""
         block = tools.get(index)
         # A server that numbers every call 0 still gives each a new id.
@@ -245,11 +296,12 @@ def _tool_deltas(
             content_index = closer.index_of(block)
             if call_id and not block["id"]:
                 block["id"] = call_id
-            if function.get("name") and not block["name"]:
-                block["name"] = function["name"]
+            name = function.get("name")
+            if name and not block["name"]:
+                block["name"] = name
         piece = function.get("arguments") or ""
         if piece:
-            closer.add_arguments(block, piece)
+            closer.add_arguments(content_index, piece)
         events.append(
             {
                 "type": "toolcall_delta",
@@ -261,9 +313,9 @@ def _tool_deltas(
     return events
 
 
-def _apply_usage(output: Any, model: Model, usage: dict[str, Any]) -> None:
+def _apply_usage(output: AssistantMessage, model: Model, usage: _Usage) -> None:
     prompt = usage.get("prompt_tokens") or 0
-    details = usage.get("prompt_tokens_details") or {}
+    details: _PromptDetails = usage.get("prompt_tokens_details") or {}
     cached = details.get("cached_tokens") or 0
     # prompt_tokens counts cached tokens too; completion_tokens already includes reasoning tokens.
     set_usage(

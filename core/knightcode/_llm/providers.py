@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from knightcode._config.jsonfile import read_json_object
+from knightcode._llm.builtin import BuiltinProvider
+from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
     CostConfig,
     ModelConfig,
@@ -20,7 +21,7 @@ from knightcode._llm.models_config import (
     parse_models_file,
 )
 from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
-from knightcode._plugins.definitions import ProviderDefinition
+from knightcode._plugins.definitions import Classifier, ProviderDefinition, ProviderStream
 
 __all__ = ["ProviderSpec", "apply_models_file", "build_models", "plugin_spec"]
 
@@ -41,11 +42,11 @@ class ProviderSpec:
     api_key: str | None = None
     env_keys: tuple[str, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
-    compat: dict[str, Any] = field(default_factory=dict)
+    compat: dict[str, object] = field(default_factory=dict)
     models: dict[str, ModelConfig] = field(default_factory=dict)
-    stream: Callable[..., Any] | None = None
-    discover: Callable[..., Any] | None = None
-    classify: Callable[..., Any] | None = None
+    stream: ProviderStream | None = None
+    discover: Callable[[ProviderAccess], Awaitable[DiscoveredModels]] | None = None
+    classify: Classifier | None = None
     builtin: bool = False
     origin: str = "built-in"
 
@@ -56,7 +57,7 @@ class ProviderSpec:
         return f"provider {self.name!r} ({self.origin}): {field_name}"
 
     @classmethod
-    def builtin_spec(cls, name: str, data: Mapping[str, Any]) -> ProviderSpec:
+    def builtin_spec(cls, name: str, data: BuiltinProvider) -> ProviderSpec:
         """A spec from an entry of :data:`~knightcode._llm.builtin.BUILTIN_PROVIDERS`."""
         models = {m["id"]: ModelConfig.model_validate(m) for m in data["models"]}
         return cls(

@@ -29,9 +29,9 @@ import contextlib
 import dataclasses
 import inspect
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import httpx
 
@@ -45,7 +45,7 @@ from knightcode._llm.openai_completions import stream_openai_completions
 from knightcode._llm.providers import ProviderSpec, apply_models_file, build_models, plugin_spec
 from knightcode._llm.registry_dynamic import DynamicModels
 from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message
-from knightcode._plugins.definitions import ProviderDefinition
+from knightcode._plugins.definitions import ProviderDefinition, ProviderStream
 from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["MODELS_FILENAME", "ModelRegistry"]
@@ -360,12 +360,12 @@ class ModelRegistry(DynamicModels):
     async def _prepare(
         self, model: Model, spec: ProviderSpec | None, options: StreamOptions
     ) -> StreamOptions:
-        changes: dict[str, Any] = {}
-        if options.api_key is None:
+        key = options.api_key
+        if key is None:
             key = await asyncio.to_thread(self.get_api_key, model.provider)
             if key is None and self.needs_api_key(model.provider):
                 raise ConfigError(_missing_key_message(model.provider, spec))
-            changes["api_key"] = key
+        headers = options.headers
         if model.headers:
             resolved = {}
             for name, value in model.headers.items():
@@ -373,10 +373,13 @@ class ModelRegistry(DynamicModels):
                 resolved[name] = await asyncio.to_thread(
                     resolve_config_value, value, where, self.environ
                 )
-            changes["headers"] = {**resolved, **options.headers}
-        if options.idle_timeout_ms is None:
-            changes["idle_timeout_ms"] = self.http_idle_timeout_ms
-        return dataclasses.replace(options, **changes) if changes else options
+            headers = {**resolved, **options.headers}
+        idle_timeout_ms = options.idle_timeout_ms
+        if idle_timeout_ms is None:
+            idle_timeout_ms = self.http_idle_timeout_ms
+        return dataclasses.replace(
+            options, api_key=key, headers=headers, idle_timeout_ms=idle_timeout_ms
+        )
 
     async def aclose(self) -> None:
         """Close the shared HTTP client."""
@@ -386,7 +389,7 @@ class ModelRegistry(DynamicModels):
 
 
 async def _plugin_stream(
-    stream: Callable[..., Any], model: Model, context: Context, options: StreamOptions
+    stream: ProviderStream, model: Model, context: Context, options: StreamOptions
 ) -> AsyncGenerator[AssistantMessageEvent, None]:
     """A plugin's stream, held to the same contract as ours: it ends with ``done`` or
     ``error`` and never raises (a plugin bug becomes an error event naming the provider).
@@ -396,7 +399,9 @@ async def _plugin_stream(
         result = stream(model, context, options)
         if inspect.isawaitable(result):
             result = await result
-        async for event in result:
+        # The events are passed on as the plugin made them (ProviderStream's contract); something
+        # that is not an async iterable raises TypeError here, reported below.
+        async for event in cast("AsyncIterable[AssistantMessageEvent]", result):
             ended = event.get("type") in ("done", "error")
             yield event
     except Exception as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError
@@ -17,6 +16,7 @@ from knightcode._llm.classify import (
     Classification,
     ClassificationError,
     ClassifyRequest,
+    Question,
     parse_questions,
 )
 from knightcode._llm.discovery import DiscoveredModels, DiscoveredState, ProviderAccess
@@ -75,7 +75,7 @@ class DynamicModels:
             *(self._discover(self._specs[name]) for name in names), return_exceptions=True
         )
         results = await (signal or AbortSignal()).guard(asking)
-        for name, result in zip(names, results):
+        for name, result in zip(names, results, strict=True):
             if isinstance(result, asyncio.CancelledError):
                 raise result
             self._discovered.record(name, result)
@@ -139,8 +139,8 @@ class DynamicModels:
     async def classify(
         self,
         model: Model | str,
-        state: Any,
-        questions: Mapping[str, Any],
+        state: object,
+        questions: Mapping[str, Question | Mapping[str, object]],
         *,
         temperature: float = 1.0,
         signal: AbortSignal | None = None,

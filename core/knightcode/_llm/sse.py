@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import json.scanner
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from typing import Any
 
 __all__ = ["SSEDecoder", "iter_sse_data", "parse_json"]
 
@@ -108,15 +107,18 @@ async def iter_sse_data(chunks: AsyncIterator[bytes]) -> AsyncGenerator[list[str
 
 
 # typeshed types the C scanner's argument as the Python fallback class; a decoder is what it takes.
-_scan: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+_scan: Callable[[str, int], tuple[object, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str) -> object:
     """Parse one JSON event payload.
 
     The C scanner behind ``json.loads`` is called directly: the wrapper's encoding detection and
     whitespace checks cost more than the parse itself for a 150-byte chunk. Anything unusual
     (leading whitespace, invalid JSON) falls back to ``json.loads`` for its error message.
+
+    The result is any JSON value: a client states the shape it expects once, where it binds this
+    function (see ``openai_completions``), not per payload.
     """
     try:
         return _scan(text, 0)[0]

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Iterator, Mapping
-from typing import Any
+from typing import Literal, cast
 
 import httpx
 
 from knightcode._abort import Aborted, AbortSignal
 from knightcode._llm.transport import StreamFailed, describe_transport_error
 from knightcode._llm.types import Model, StreamOptions
-from knightcode._types.messages import AssistantMessage
+from knightcode._types.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from knightcode._types.stream import AssistantMessageEvent, ErrorEvent
 
 __all__ = [
     "BlockCloser",
+    "DoneReason",
     "done_events",
     "error_event",
     "parse_arguments",
     "release",
     "request_headers",
 ]
+
+DoneReason = Literal["stop", "length", "toolUse"]
+"""The stop reasons of a complete response (what a client maps the provider's reason to)."""
 
 
 def request_headers(
@@ -40,12 +44,13 @@ def request_headers(
     return headers
 
 
-def parse_arguments(raw: str) -> dict[str, Any]:
+def parse_arguments(raw: str) -> dict[str, object]:
     """Tool-call arguments from their JSON text; a truncated text is closed and parsed on a
     best-effort basis (like the reference's partial-JSON parser); anything else gives ``{}``.
     """
     if not raw or raw.isspace():
         return {}
+    value: object
     try:
         value = json.loads(raw)
     except ValueError:
@@ -108,19 +113,22 @@ class BlockCloser:
         """Register an opened text or thinking block."""
         self._open[index] = self._message["content"][index]["type"]
 
-    def open_tool(self, index: int, block: dict[str, Any]) -> None:
+    def open_tool(self, index: int, block: ToolCall) -> None:
         """Register an opened tool-call block."""
         self._open[index] = "toolCall"
         self._raw[index] = []
         self._tool_index[id(block)] = index
 
-    def index_of(self, block: dict[str, Any]) -> int:
+    def index_of(self, block: ToolCall) -> int:
         """The content index of an open tool-call block."""
         return self._tool_index[id(block)]
 
-    def add_arguments(self, block: dict[str, Any], piece: str) -> None:
-        """Collect a piece of a tool call's arguments text."""
-        self._raw[self._tool_index[id(block)]].append(piece)
+    def add_arguments(self, index: int, piece: str) -> None:
+        """Collect a piece of the arguments text of the tool call at content ``index``.
+
+        :raises KeyError: no tool call is open there
+        """
+        self._raw[index].append(piece)
 
     def arguments_text(self, index: int) -> str:
         """The arguments text received so far for the tool call at ``index``."""
@@ -129,7 +137,7 @@ class BlockCloser:
     def end_text(self, index: int) -> AssistantMessageEvent:
         """Close the text block at ``index``."""
         del self._open[index]
-        block: Any = self._message["content"][index]
+        block = cast(TextContent, self._message["content"][index])  # open() recorded a text block
         return {
             "type": "text_end",
             "contentIndex": index,
@@ -140,7 +148,7 @@ class BlockCloser:
     def end_thinking(self, index: int) -> AssistantMessageEvent:
         """Close the thinking block at ``index``."""
         del self._open[index]
-        block: Any = self._message["content"][index]
+        block = cast(ThinkingContent, self._message["content"][index])  # opened as thinking
         return {
             "type": "thinking_end",
             "contentIndex": index,
@@ -151,7 +159,7 @@ class BlockCloser:
     def end_tool(self, index: int) -> AssistantMessageEvent:
         """Close the tool call at ``index``: parse its arguments."""
         del self._open[index]
-        block: Any = self._message["content"][index]
+        block = cast(ToolCall, self._message["content"][index])  # open_tool() recorded it
         raw = "".join(self._raw.pop(index, ()))
         if raw:  # no pieces: keep the arguments the block started with
             block["arguments"] = parse_arguments(raw)
@@ -186,7 +194,7 @@ class BlockCloser:
         """On failure: give unfinished tool calls the arguments received so far (no events)."""
         for index, kind in list(self._open.items()):
             if kind == "toolCall":
-                block: Any = self._message["content"][index]
+                block = cast(ToolCall, self._message["content"][index])
                 raw = "".join(self._raw.pop(index, ()))
                 if raw:
                     block["arguments"] = parse_arguments(raw)
@@ -198,11 +206,12 @@ def error_event(
 ) -> ErrorEvent:
     """The final ``error`` event for a stream that failed with ``exc`` (or was aborted)."""
     retry_after: int | None = None
+    reason: Literal["error", "aborted"]
     if isinstance(exc, Aborted) or signal.aborted:
-        output["stopReason"] = "aborted"
+        reason = "aborted"
         message = "Request was aborted"
     else:
-        output["stopReason"] = "error"
+        reason = "error"
         if isinstance(exc, StreamFailed):
             message = str(exc)
             retry_after = exc.retry_after_ms
@@ -214,15 +223,20 @@ def error_event(
             message = f"{type(exc).__name__}: {exc}"
     if api_key and len(api_key) >= 8 and api_key in message:
         message = message.replace(api_key, "***")  # a key must never reach a log or session
+    output["stopReason"] = reason
     output["errorMessage"] = message
-    event: ErrorEvent = {"type": "error", "reason": output["stopReason"], "error": output}  # type: ignore[typeddict-item]
+    event: ErrorEvent = {"type": "error", "reason": reason, "error": output}
     if retry_after is not None:
         event["retryAfterMs"] = retry_after
     return event
 
 
 def done_events(
-    closer: BlockCloser, output: AssistantMessage, stop: str | None, *, provider_reason: str | None
+    closer: BlockCloser,
+    output: AssistantMessage,
+    stop: DoneReason | None,
+    *,
+    provider_reason: str | None,
 ) -> Iterator[AssistantMessageEvent]:
     """The events that end a complete stream: open blocks closed, then ``done`` with ``stop``.
 
@@ -233,8 +247,8 @@ def done_events(
     yield from closer.end_all()
     if stop is None:
         raise StreamFailed(f"The provider stopped the response: {provider_reason}")
-    output["stopReason"] = stop  # type: ignore[typeddict-item]
-    yield {"type": "done", "reason": stop, "message": output}  # type: ignore[typeddict-item]
+    output["stopReason"] = stop
+    yield {"type": "done", "reason": stop, "message": output}
 
 
 async def release(

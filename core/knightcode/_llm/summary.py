@@ -1,8 +1,9 @@
 """One-off summarization requests: what compaction, branch summaries and plugins send to a model.
 
-The conversation is flattened to text (:func:`~knightcode._session.serialization.serialize_conversation`)
-inside ``<conversation>`` tags, followed by an optional ``<previous-summary>`` and the instructions,
-so the model writes a summary instead of continuing the conversation. Every request
+The conversation is flattened to text
+(:func:`~knightcode._session.serialization.serialize_conversation`) inside ``<conversation>``
+tags, followed by an optional ``<previous-summary>`` and the instructions, so the model writes a
+summary instead of continuing the conversation. Every request
 
 * writes no prompt-cache entries (``cache_retention="none"``): a one-off prompt is never reused,
   and cache writes cost more than plain input;
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 
 from knightcode._abort import Aborted, AbortSignal
 from knightcode._errors import KnightcodeError
@@ -26,10 +27,17 @@ from knightcode._llm.errors import is_context_overflow, is_retryable
 from knightcode._session.messages import convert_to_llm
 from knightcode._session.serialization import serialize_conversation
 from knightcode._session.tokens import estimate_text_tokens
-from knightcode._types.messages import AgentMessage, AssistantMessage, Usage
+from knightcode._types.messages import (
+    AssistantMessage,
+    LlmMessage,
+    Usage,
+    thinking_level_of,
+)
 
 if TYPE_CHECKING:
     from knightcode._llm.types import Context, Model, StreamOptions
+    from knightcode._types.messages import AgentMessage
+    from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = [
     "COMPACTION_PROMPT",
@@ -130,7 +138,7 @@ class ModelStreamer(Protocol):
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
-    ) -> AsyncIterator[Any]: ...
+    ) -> AsyncIterator[AssistantMessageEvent]: ...
 
 
 @dataclass(frozen=True)
@@ -244,33 +252,34 @@ async def request_summary(
             f"({model.context_window} tokens)",
             does_not_fit=True,
         )
-    reasoning = thinking_level if model.reasoning and thinking_level not in (None, "off") else None
+    level = thinking_level_of(thinking_level) if model.reasoning else None
     options = StreamOptions(
         signal=signal,
         max_tokens=min(budget, max_tokens) if max_tokens else budget,
-        reasoning=cast(Any, reasoning),
+        reasoning=None if level == "off" else level,
         cache_retention="none",
     )
-    user: AgentMessage = {
+    user: LlmMessage = {
         "role": "user",
         "content": [{"type": "text", "text": prompt_text}],
         "timestamp": 0,
     }
-    context = Context(system_prompt=system_prompt, messages=cast(Any, [user]))
+    context = Context(system_prompt=system_prompt, messages=[user])
     final: AssistantMessage | None = None
     async for event in models.stream(model, context, options):
         if event["type"] == "done":
             final = event["message"]
         elif event["type"] == "error":
-            failed: AssistantMessage = event["error"]
+            failed = event["error"]
+            # .get: a plugin's stream reaches here unchecked, and may leave fields out.
             if event.get("reason") == "aborted" or failed.get("stopReason") == "aborted":
                 raise SummarizationAborted("Summarization aborted", failed)
             text = failed.get("errorMessage") or "unknown error"
             raise SummarizationError(f"Summarization failed: {text}", failed)
     if final is None:
         raise SummarizationError("Summarization failed: the stream ended without a response")
-    blocks: list[dict[str, Any]] = cast(Any, final.get("content") or [])
-    text = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    blocks = final.get("content") or []
+    text = "\n".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
     return SummaryResult(text, final["usage"], final)
 
 

@@ -8,12 +8,13 @@ path.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from knightcode._abort import AbortSignal
 from knightcode._types.messages import AssistantMessage, LlmMessage, ThinkingLevel, Usage
+from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = [
     "KNOWN_APIS",
@@ -79,7 +80,7 @@ class Model:
     cost: ModelCost = field(default_factory=ModelCost)
     # dicts are not hashable; hashing a model by its identity fields is what callers want anyway.
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
-    compat: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    compat: Mapping[str, object] = field(default_factory=dict, hash=False)
     kind: Literal["chat", "classifier"] = "chat"
 
     @property
@@ -99,7 +100,7 @@ class Tool:
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
+    parameters: Mapping[str, object]
 
 
 @dataclass
@@ -116,7 +117,7 @@ class Context:
     tools: list[Tool] = field(default_factory=list)
 
 
-OnPayload = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+OnPayload = Callable[[dict[str, object]], Awaitable[dict[str, object] | None]]
 """``before_provider_request``: receives the request body, returns a replacement or None."""
 OnResponse = Callable[[int, dict[str, str]], Awaitable[None] | None]
 """``after_provider_response``: receives the status code and the response headers."""
@@ -157,8 +158,8 @@ class StreamOptions:
     cache_retention: Literal["none", "short", "long"] = "short"
 
 
-StreamFunction = Callable[..., Any]
-"""``stream(model, context, options) -> AsyncIterator[AssistantMessageEvent]``."""
+StreamFunction = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+"""``stream(model, context, options)``: the events of one response (a client's signature)."""
 
 
 def new_assistant_message(model: Model) -> AssistantMessage:
