@@ -6,6 +6,10 @@ never answers), waits generously until it is really waiting, aborts, and measure
 ``time.monotonic()`` how long it takes until the work has ended with its outcome recorded as
 aborted. Every measurement is repeated (:data:`REPEATS`) and the worst one must stay under
 :data:`ABORT_BOUND` (0.1 s).
+
+Start-up has no run and so no signal: there, cancelling the task (Ctrl-C) is the way, and it
+reaches a discovery call just as fast. The last test checks that cancelling a run owns its
+parallel tool calls: nothing is left running.
 """
 
 from __future__ import annotations
@@ -456,3 +460,22 @@ async def test_cancelling_a_run_with_parallel_tools_leaves_no_task_behind(
     await asyncio.sleep(0)
     left = asyncio.all_tasks() - before - {asyncio.current_task()}
     assert left == set()
+
+
+async def test_cancelling_start_up_reaches_the_model_discovery_of_build_agent(
+    scenario: Builder, silent: SilentServer
+) -> None:
+    """Start-up has no run (and no signal) yet: Ctrl-C cancels ``build_agent``'s task while
+    ``--model live/m1`` is being looked up at the provider's server.
+    """
+    provider = SilentDiscovery(silent.url)
+    latencies = []
+    for attempt in range(REPEATS):
+        building = asyncio.ensure_future(
+            scenario(plugins=[LiveProvider(provider)], provider="live", model="m1")
+        )
+        await silent.requests_arrived(attempt + 1)
+        latencies.append(await abort_and_time(building.cancel, building))
+        assert building.cancelled()
+    assert provider.ended == ["cancelled"] * REPEATS
+    assert_fast(latencies, "start-up model discovery")
