@@ -425,6 +425,25 @@ async def test_abort_reaches_the_model_lookup_of_a_resumed_session(
     assert_fast(latencies, "model lookup of a resumed session")
 
 
+async def test_cancelling_start_up_reaches_the_model_discovery_of_build_agent(
+    scenario: Builder, silent: SilentServer
+) -> None:
+    """Start-up has no run (and no signal) yet: Ctrl-C cancels ``build_agent``'s task while
+    ``--model live/m1`` is being looked up at the provider's server.
+    """
+    provider = SilentDiscovery(silent.url)
+    latencies = []
+    for attempt in range(REPEATS):
+        building = asyncio.ensure_future(
+            scenario(plugins=[LiveProvider(provider)], provider="live", model="m1")
+        )
+        await silent.requests_arrived(attempt + 1)
+        latencies.append(await abort_and_time(building.cancel, building))
+        assert building.cancelled()
+    assert provider.ended == ["cancelled"] * REPEATS
+    assert_fast(latencies, "start-up model discovery")
+
+
 # --- shutdown: cancelling a run leaves nothing behind ------------------------------------------
 
 
@@ -460,22 +479,3 @@ async def test_cancelling_a_run_with_parallel_tools_leaves_no_task_behind(
     await asyncio.sleep(0)
     left = asyncio.all_tasks() - before - {asyncio.current_task()}
     assert left == set()
-
-
-async def test_cancelling_start_up_reaches_the_model_discovery_of_build_agent(
-    scenario: Builder, silent: SilentServer
-) -> None:
-    """Start-up has no run (and no signal) yet: Ctrl-C cancels ``build_agent``'s task while
-    ``--model live/m1`` is being looked up at the provider's server.
-    """
-    provider = SilentDiscovery(silent.url)
-    latencies = []
-    for attempt in range(REPEATS):
-        building = asyncio.ensure_future(
-            scenario(plugins=[LiveProvider(provider)], provider="live", model="m1")
-        )
-        await silent.requests_arrived(attempt + 1)
-        latencies.append(await abort_and_time(building.cancel, building))
-        assert building.cancelled()
-    assert provider.ended == ["cancelled"] * REPEATS
-    assert_fast(latencies, "start-up model discovery")
