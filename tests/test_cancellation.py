@@ -15,8 +15,10 @@ parallel tool calls: nothing is left running.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal as signals
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -182,6 +184,36 @@ def _group_has_live_members(pgid: int) -> bool:
         if fields[0] != "Z" and int(fields[2]) == pgid:
             return True
     return False
+
+
+async def test_abort_does_not_wait_for_a_process_that_left_the_group(
+    scenario: Builder, project_dir: Path
+) -> None:
+    """A process that made itself a session of its own (``setsid``) is out of the group's reach
+    and keeps the output pipe open; the aborted tool still ends at once.
+    """
+    s = await scenario(builtin=["bash"])
+    latencies = []
+    escaped: list[int] = []
+    try:
+        for attempt in range(REPEATS):
+            pid_file = project_dir / f"escaped{attempt}"
+            command = f"setsid sleep 30 & echo $! > {pid_file.name}; sleep 30"
+            s.server.add(tool_call_reply([tool_call(f"e{attempt}", "bash", {"command": command})]))
+            run = asyncio.ensure_future(s.agent.prompt(f"run it {attempt}"))
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                await asyncio.sleep(0.01)
+            escaped.append(int(pid_file.read_text()))
+            await asyncio.sleep(0.05)  # the escaped sleep has called setsid()
+            latencies.append(await abort_and_time(s.agent.abort, run))
+            run.result()
+            assert "Command aborted" in result_text(s.of_type("tool_execution_end")[-1])
+            assert alive(escaped[-1])  # out of reach, as expected: it is not what we wait for
+    finally:
+        for pid in escaped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signals.SIGKILL)
+    assert_fast(latencies, "bash command with an escaped process")
 
 
 # --- a retry wait -----------------------------------------------------------------------------
