@@ -100,6 +100,7 @@ class AbortSignal:
                 awaitable.close()  # never awaited: close it so Python does not warn
             elif asyncio.isfuture(awaitable):
                 awaitable.cancel()  # already running (a task, a gather): stop it
+                awaitable.add_done_callback(_consume)  # nobody awaits it: no "never retrieved"
             raise Aborted
         async with AbortScope(self):
             return await awaitable
@@ -133,6 +134,12 @@ class AbortSignal:
 
 def _nothing() -> None:
     return None
+
+
+def _consume(future: asyncio.Future[object]) -> None:
+    """Retrieve the outcome of a future nobody will await, so asyncio does not warn about it."""
+    if not future.cancelled():
+        future.exception()
 
 
 class AbortScope:

@@ -596,11 +596,15 @@ class AgentSession:
 
         return await session_ops.new_session(self, parent_session)
 
-    async def switch_session(self, session_path: str | Path) -> bool:
-        """Resume another session file; True when a plugin cancelled."""
+    async def switch_session(
+        self, session_path: str | Path, *, signal: AbortSignal | None = None
+    ) -> bool:
+        """Resume another session file; True when a plugin cancelled. ``signal`` aborts looking
+        up the recorded model at a live server (the current model is then kept).
+        """
         from knightcode._agent import session_ops
 
-        return await session_ops.switch_session(self, session_path)
+        return await session_ops.switch_session(self, session_path, signal)
 
     async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ForkResult:
         """Continue in a new session file holding the branch up to ``entry_id``."""

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from knightcode._abort import Aborted
 from knightcode._errors import KnightcodeError
 from knightcode._plugins.results import Cancel, ForkOptions
 from knightcode._session.messages import content_text
 from knightcode._types.messages import thinking_level_of
 
 if TYPE_CHECKING:
+    from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
 
 __all__ = ["ForkResult", "SessionOperationError", "clone", "fork", "new_session", "switch_session"]
@@ -72,9 +74,13 @@ async def new_session(agent: AgentSession, parent_session: str | None = None) ->
     return False
 
 
-async def switch_session(agent: AgentSession, session_path: str | Path) -> bool:
+async def switch_session(
+    agent: AgentSession, session_path: str | Path, signal: AbortSignal | None = None
+) -> bool:
     """Resume the session stored in ``session_path``; returns whether a plugin cancelled it.
 
+    :param signal: aborts looking up the recorded model when that asks a live server (a
+        discovering provider); the session then keeps the current model
     :raises SessionOperationError: the file does not exist
     """
     from knightcode._session.manager import SessionManager
@@ -97,11 +103,14 @@ async def switch_session(agent: AgentSession, session_path: str | Path) -> bool:
         # Adopt the model and thinking level the resumed session recorded (when still known).
         context = manager.build_context()
         recorded = context.model
-        model = (
-            await agent.model_registry.find(recorded.provider, recorded.model_id)
-            if recorded is not None
-            else None
-        )
+        model = None
+        if recorded is not None:
+            try:
+                model = await agent.model_registry.find(
+                    recorded.provider, recorded.model_id, signal=signal
+                )
+            except Aborted:
+                model = None  # the person stopped waiting for the server: keep the current one
         await agent.restore_recorded(
             model, thinking_level_of(context.thinking_level) or agent.thinking_level
         )

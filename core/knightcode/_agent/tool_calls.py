@@ -150,6 +150,8 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
             value = running
         result = _as_result(value)
     except asyncio.CancelledError:
+        if pump is not None:
+            pump.cancel()  # the updates die with the call
         raise
     except Exception as error:
         result = error_result(
@@ -280,9 +282,22 @@ async def run_tool_calls(
             else asyncio.ensure_future(_run_and_end(slot, config, emit))
             for slot in slots
         ]
-        for item in running:
-            outcomes.append(item if isinstance(item, Outcome) else await item)
+        try:
+            for item in running:
+                outcomes.append(item if isinstance(item, Outcome) else await item)
+        finally:
+            # Cancelled (shutdown) or failed: the other calls end with us, not after us.
+            await _cancel_all([item for item in running if isinstance(item, asyncio.Future)])
     return await _record(outcomes, emit)
+
+
+async def _cancel_all(tasks: list[asyncio.Future[Outcome]]) -> None:
+    """Cancel the tasks that are still running and wait until they have ended."""
+    pending = [task for task in tasks if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending)
 
 
 async def _run_and_end(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:

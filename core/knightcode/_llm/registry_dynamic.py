@@ -71,6 +71,8 @@ class DynamicModels:
             for name in (self.discovering_providers if providers is None else providers)
             if name in self._specs and self._specs[name].discover is not None
         ]
+        if signal is not None:
+            signal.raise_if_aborted()  # before any provider is asked
         asking = asyncio.gather(
             *(self._discover(self._specs[name]) for name in names), return_exceptions=True
         )

@@ -5,7 +5,9 @@ it combines. A handler may be a plain function or ``async def``. What it returns
 hook's parser (:mod:`knightcode._plugins.results`): a wrong shape is reported as an extension
 error naming the plugin and the hook, and counts as no answer. A handler that raises is reported
 and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception propagates,
-because a failing guard must block the tool, not wave it through.
+because a failing guard must block the tool, not wave it through. A handler that raises
+:class:`~knightcode._abort.Aborted` (it waited in the run's abort signal) is not reported: the
+abort is the run's outcome, which the caller records from the signal.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from knightcode._abort import Aborted
 from knightcode._plugins.results import (
     UNCHANGED,
     AgentStartChanges,
@@ -100,6 +103,8 @@ async def _isolated(call: Call, handler: Handler, parse: Parser[_R]) -> _R | Non
     """
     try:
         return _parsed(await _invoke(call, handler), parse)
+    except Aborted:
+        return None  # stopped by the run's abort: an outcome, not a plugin failure
     except Exception as error:
         call.report(handler.plugin_name, call.hook, error)
         return None

@@ -24,6 +24,9 @@ from knightcode._tools.backend import DirEntry, ExecResult, FileInfo, OutputCall
 __all__ = ["LocalBackend"]
 
 _READ_SIZE = 256 * 1024
+# After an abort, output still in flight is read, but a process that left the group (setsid)
+# and holds the pipe open is not waited for: the person who aborted is waiting.
+_ABORTED_DRAIN_IDLE = 0.02
 
 
 class _PipeReader:
@@ -133,7 +136,9 @@ class LocalBackend:
     """The default :class:`~knightcode._tools.backend.ExecutionBackend`: this machine.
 
     :param cwd: the working directory for processes started without one (default: the current)
-    :param kill_grace: seconds between SIGTERM and SIGKILL when killing a process group
+    :param kill_grace: seconds between SIGTERM and SIGKILL when a timeout kills a process group
+    :param abort_grace: the same when an abort kills it: short, because an abort must take
+        effect within 100 ms, SIGKILL included
     :param drain_idle: after a process ends, stop reading its output once the pipe stayed quiet
         this long (background jobs may keep it open forever)
     """
@@ -143,10 +148,12 @@ class LocalBackend:
         cwd: str | os.PathLike[str] | None = None,
         *,
         kill_grace: float = 0.2,
+        abort_grace: float = 0.05,
         drain_idle: float = 0.1,
     ) -> None:
         self.cwd = os.fspath(cwd) if cwd is not None else os.getcwd()
         self.kill_grace = kill_grace
+        self.abort_grace = abort_grace
         self.drain_idle = drain_idle
         self._executables: dict[str, str | None] = {}
 
@@ -258,13 +265,17 @@ class LocalBackend:
             except TimeoutError:
                 timed_out = True
             if aborted or timed_out:
-                await self._kill_group(process.pid, exited)
+                grace = self.abort_grace if aborted else self.kill_grace
+                await self._kill_group(process.pid, exited, grace)
+            idle = min(self.drain_idle, _ABORTED_DRAIN_IDLE) if aborted else self.drain_idle
             for reader in readers:
-                await reader.drain(self.drain_idle)
+                await reader.drain(idle)
         finally:
             if not exited.done():
-                # We are being cancelled (the agent's abort path): no time for a grace period.
+                # We are being cancelled (a tool timeout, shutdown): no time for a grace period.
+                # The child watcher still reaps the process; the waiting task must not outlive us.
                 _signal_group(process.pid, signals.SIGKILL)
+                exited.cancel()
             for reader in readers:
                 reader.close()
         code = process.returncode
@@ -276,11 +287,11 @@ class LocalBackend:
             b"".join(errors),
         )
 
-    async def _kill_group(self, pid: int, exited: asyncio.Future[int]) -> None:
-        """SIGTERM the group, give it ``kill_grace`` to go, then SIGKILL whatever is left."""
+    async def _kill_group(self, pid: int, exited: asyncio.Future[int], grace: float) -> None:
+        """SIGTERM the group, give it ``grace`` seconds to go, then SIGKILL whatever is left."""
         _signal_group(pid, signals.SIGTERM)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(exited), self.kill_grace)
+            await asyncio.wait_for(asyncio.shield(exited), grace)
         # Grandchildren may survive the leader (or ignore SIGTERM): the group kill reaches them.
         _signal_group(pid, signals.SIGKILL)
         await exited

@@ -13,6 +13,9 @@ events, ``extension_ui_request``, ``extension_error``, responses to raw lines) i
 :attr:`Client.history` in arrival order. :meth:`mark` returns the current position, so a caller
 can wait for something that happens *after* a command without missing an event that arrives
 before ``wait_for`` is called.
+
+The client owns every task it starts (the stdout and stderr readers, the automatic dialog
+answers): :meth:`close` ends them all, so nothing of the client is left pending on the loop.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -34,6 +37,9 @@ __all__ = ["Client", "RpcClosedError", "RpcError"]
 
 Record = dict[str, object]
 """One record knightcode wrote: a response, a session event, a UI request …"""
+# After the process exited, how long its output pipes may stay open (a grandchild that
+# inherited them) before the readers are stopped.
+_READER_GRACE = 2.0
 # One decoder, fed str: json.loads(bytes) sniffs the encoding first and costs twice as much,
 # which shows when thousands of stream records arrive between two responses.
 _decode = json.JSONDecoder().decode
@@ -102,6 +108,7 @@ class Client(CommandMixin):
         self._pending: dict[str, asyncio.Future[Record]] = {}
         self._arrived = asyncio.Condition()
         self._readers: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # every task of this client, readers too
         self._closed = False
         self._listeners: list[Callable[[Record], None]] = []
         self._stdout_closed = False
@@ -121,11 +128,15 @@ class Client(CommandMixin):
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        self._readers = [
-            asyncio.create_task(self._read_stdout()),
-            asyncio.create_task(self._read_stderr()),
-        ]
+        self._readers = [self._spawn(self._read_stdout()), self._spawn(self._read_stderr())]
         return self
+
+    def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
+        """Run ``work`` as a task of this client (:meth:`close` ends it)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     async def __aenter__(self) -> Self:
         return await self.start()
@@ -140,7 +151,8 @@ class Client(CommandMixin):
 
     async def close(self, timeout: float = 15.0) -> int:
         """Close stdin (knightcode aborts running work and exits) and return the exit status;
-        the process is killed if it does not exit within ``timeout`` seconds.
+        the process is killed if it does not exit within ``timeout`` seconds. Every task of the
+        client has ended when this returns.
         """
         process = self._require()
         self._closed = True
@@ -151,8 +163,22 @@ class Client(CommandMixin):
         except TimeoutError:
             process.kill()
             status = await process.wait()
-        await asyncio.gather(*self._readers, return_exceptions=True)
+        try:
+            # The readers end at end of file, which comes with the exit unless a grandchild
+            # holds the pipes open.
+            if self._readers:
+                await asyncio.wait(self._readers, timeout=_READER_GRACE)
+        finally:
+            await self._end_tasks()
         return status
+
+    async def _end_tasks(self) -> None:
+        """Cancel the client's remaining tasks (dialog answers, stuck readers) and wait for them."""
+        current = asyncio.current_task()
+        while pending := [task for task in self._tasks if not task.done() and task is not current]:
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending)
 
     def _require(self) -> asyncio.subprocess.Process:
         if self.process is None:
@@ -273,8 +299,11 @@ class Client(CommandMixin):
             # last stderr lines, so the error says why.
             process = self._require()
             exited = asyncio.ensure_future(process.wait())
-            await asyncio.wait([exited, *self._readers[1:]], timeout=2.0)
-            exited.cancel()
+            try:
+                await asyncio.wait([exited, *self._readers[1:]], timeout=2.0)
+            finally:
+                exited.cancel()
+                await asyncio.wait([exited])
             error = RpcClosedError(self._describe_exit())
             for future in self._pending.values():
                 if not future.done():
@@ -317,7 +346,7 @@ class Client(CommandMixin):
                     for listener in list(self._listeners):
                         listener(record)
                 if record.get("type") == "extension_ui_request" and self.ui_handler is not None:
-                    asyncio.get_running_loop().create_task(self._auto_answer(record))
+                    self._spawn(self._auto_answer(record))
             self._arrived.notify_all()
 
     async def _auto_answer(self, request: Record) -> None:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeAlias, TypeVar
 
+from knightcode._abort import Aborted, AbortSignal
 from knightcode._modes.rpc import commands as c
 from knightcode._modes.rpc.responses import (
     ANSWERED,
@@ -38,7 +40,6 @@ from knightcode._modes.rpc.responses import (
 if TYPE_CHECKING:
     from typing import Literal
 
-    from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
     from knightcode._plugins.definitions import CommandDefinition
     from knightcode._plugins.host import PluginHost
@@ -74,6 +75,10 @@ class RpcContext:
     spawn: Callable[[Coroutine[object, object, object]], asyncio.Task[object]]
     bash_signals: set[AbortSignal] = field(default_factory=set)
     """Abort signals of the running ``bash`` commands (``abort_bash`` sets them all)."""
+    lookup_signals: set[AbortSignal] = field(default_factory=set)
+    """Abort signals of the model look-ups in progress outside a run (``abort`` sets them)."""
+    stopping: bool = False
+    """The server is shutting down: a look-up starting now is aborted at once."""
     retrying: bool = False
     """Between ``auto_retry_start`` and the retried attempt: ``abort_retry`` has work to do."""
     _name: tuple[tuple[int, str, str | None] | None, str | None] = (None, None)
@@ -87,6 +92,28 @@ class RpcContext:
         if self._name[0] != key:
             self._name = (key, session.session_name)
         return self._name[1]
+
+    @contextmanager
+    def lookup(self) -> Iterator[AbortSignal]:
+        """A signal for a command that may ask a live model server (discovery) while no run is
+        in progress, so that ``abort`` (and shutdown) reach that call too. An abort becomes the
+        command's error response.
+        """
+        signal = AbortSignal()
+        if self.stopping:
+            signal.abort()
+        self.lookup_signals.add(signal)
+        try:
+            yield signal
+        except Aborted:
+            raise ValueError("Model discovery aborted") from None
+        finally:
+            self.lookup_signals.discard(signal)
+
+    def abort_lookups(self) -> None:
+        """Abort the model look-ups in progress (see :meth:`lookup`)."""
+        for signal in list(self.lookup_signals):
+            signal.abort()
 
     def on_event(self, event: SessionEvent) -> None:
         """Keep :attr:`retrying` up to date (subscribed to the session's events)."""
@@ -253,7 +280,10 @@ def follow_up(ctx: RpcContext, command: c.FollowUp) -> NoData:
 
 @_handles(c.RpcCommand, "abort")
 async def abort(ctx: RpcContext, command: c.RpcCommand) -> NoData:
-    """Answers once the aborted run has settled, as the reference does."""
+    """Answers once the aborted run has settled, as the reference does. A model look-up that
+    waits for a live server (``get_available_models``, ``set_model``) is aborted too.
+    """
+    ctx.abort_lookups()
     ctx.agent.abort()
     await ctx.agent.wait_idle()
     return NO_DATA
@@ -277,7 +307,10 @@ def get_messages(ctx: RpcContext, command: c.RpcCommand) -> MessageList:
 
 @_handles(c.SetModel, "set_model")
 async def set_model(ctx: RpcContext, command: c.SetModel) -> ModelInfo:
-    model = await ctx.agent.model_registry.find(command.provider, command.modelId)
+    with ctx.lookup() as signal:
+        model = await ctx.agent.model_registry.find(
+            command.provider, command.modelId, signal=signal
+        )
     if model is None:
         # A discovering provider (llama.cpp) knows why a model it lists cannot be selected.
         reason = ctx.agent.model_registry.unavailable_reason(command.provider, command.modelId)
@@ -310,7 +343,8 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResul
 @_handles(c.RpcCommand, "get_available_models")
 async def get_available_models(ctx: RpcContext, command: c.RpcCommand) -> ModelList:
     # Live providers (a llama.cpp router) may have loaded or unloaded models since start-up.
-    await ctx.agent.model_registry.refresh_models()
+    with ctx.lookup() as signal:
+        await ctx.agent.model_registry.refresh_models(signal=signal)
     return {"models": [model_json(model) for model in ctx.agent.model_registry.available()]}
 
 

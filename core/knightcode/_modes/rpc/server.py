@@ -155,8 +155,8 @@ class RpcServer:
         self.spawn(stop())
 
     async def close(self, timeout: float = 10.0) -> None:
-        """Stop taking commands, abort running work (the prompt, ``bash`` commands, open
-        dialogs) and wait for the handlers to write their responses.
+        """Stop taking commands, abort running work (the prompt, ``bash`` commands, model
+        look-ups, open dialogs) and wait for the handlers to write their responses.
 
         Commands that were already accepted still run, but a prompt among them is aborted as
         soon as its run starts (see :meth:`write_event`), as if it had been running at EOF.
@@ -165,6 +165,8 @@ class RpcServer:
         self.ui.close()
         for signal in list(self.ctx.bash_signals):
             signal.abort()
+        self.ctx.stopping = True
+        self.ctx.abort_lookups()
         agent = self.ctx.agent
         agent.abort()
         loop = asyncio.get_running_loop()

@@ -103,7 +103,9 @@ async def new_session(ctx: RpcContext, command: c.NewSession) -> Cancelled:
 
 @_handles(c.SwitchSession, "switch_session")
 async def switch_session(ctx: RpcContext, command: c.SwitchSession) -> Cancelled:
-    return {"cancelled": await ctx.agent.switch_session(command.sessionPath)}
+    # The resumed session's model may be looked up at a live server: ``abort`` reaches that.
+    with ctx.lookup() as signal:
+        return {"cancelled": await ctx.agent.switch_session(command.sessionPath, signal=signal)}
 
 
 @_handles(c.Fork, "fork")
