@@ -2,16 +2,19 @@
 
 The in-process events carry the cumulative partial message on every ``message_update``; on the
 wire only the delta and the latest usage travel, so the stream stays linear in size.
+
+Records are encoded by the session files' writer (:mod:`knightcode._session.jsonl`), so the
+stream spells every value exactly as JavaScript's ``JSON.stringify`` does, numbers included.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
+from collections.abc import Iterable
 from typing import IO, Any
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+from knightcode._session import jsonl
 
 STREAMING_EVENTS = frozenset({"message_update", "tool_execution_update", "bash_execution_update"})
 """Records that come in bursts; the writer coalesces their flushes."""
@@ -34,16 +37,11 @@ def to_wire(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    """One LF-terminated JSON record: compact, raw UTF-8 (U+2028/U+2029 included); a lone
-    surrogate, which UTF-8 cannot carry, is escaped as ``\\udXXX`` like JavaScript does.
+    r"""One LF-terminated JSON record: compact, raw UTF-8 (U+2028/U+2029 included), numbers as
+    JavaScript writes them; a lone surrogate, which UTF-8 cannot carry, is escaped as
+    ``\udXXX`` like JavaScript does.
     """
-    text = _encoder.encode(record)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        from knightcode._session.jsonl import encode_line
-
-        return encode_line(record)
+    return jsonl.encode_line(record)
 
 
 class RecordWriter:
@@ -61,8 +59,15 @@ class RecordWriter:
         self._scheduled = False
 
     def write(self, record: dict[str, Any]) -> None:
-        self._pending.append(encode_record(record))
-        if record.get("type") in STREAMING_EVENTS:
+        kind = record.get("type")
+        if kind not in STREAMING_EVENTS and jsonl.holds_large_list(record):
+            # A get_messages response can be 100 MB: written as it is encoded, a chunk at a
+            # time, never held whole.
+            self.flush()
+            self._write_chunks(jsonl.iter_line(record))
+            return
+        self._pending.append(jsonl.encode_line(record))
+        if kind in STREAMING_EVENTS:
             if not self._scheduled:
                 try:
                     asyncio.get_running_loop().call_soon(self.flush)
@@ -82,16 +87,24 @@ class RecordWriter:
             return
         data = b"".join(self._pending)
         self._pending.clear()
+        self._write_chunks((data,))
+
+    def _write_chunks(self, chunks: Iterable[bytes]) -> None:
         try:
-            if self._fd is not None:
-                view = memoryview(data)
-                while view:
-                    written = os.write(self._fd, view)
-                    view = view[written:]
-            else:
-                self._stream.write(data)
-                self._stream.flush()
+            for data in chunks:
+                self._write(data)
         except BrokenPipeError:
-            # The reader went away (e.g. `| head`); nobody is left to tell.
+            # The reader went away (e.g. `| head`); nobody is left to tell, and the rest of a
+            # large record is not encoded for nobody.
             self._fd = None
             self._stream = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the writer
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is not None:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        else:
+            self._stream.write(data)
+            self._stream.flush()
