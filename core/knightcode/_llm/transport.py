@@ -127,7 +127,9 @@ def _reusable(encoder: json.JSONEncoder) -> Callable[[object], str]:
     make = _make_c_encoder(
         None,
         encoder.default,
-        json.encoder.encode_basestring,
+        json.encoder.encode_basestring_ascii
+        if encoder.ensure_ascii
+        else json.encoder.encode_basestring,
         None,
         encoder.key_separator,
         encoder.item_separator,
@@ -150,6 +152,17 @@ compact_json = _reusable(_encoder)
 
 dumps_unicode = _reusable(_arguments_encoder)
 """``json.dumps(value, ensure_ascii=False)`` (tool-call arguments), built once."""
+
+_compact_ascii = _reusable(json.JSONEncoder(separators=(",", ":")))
+
+
+def _compact_item(value: object) -> str:
+    # compact_json for one message of a large body. The C encoder is ~30% faster when it may
+    # escape non-ASCII text, and most messages have none: their text is then the same either
+    # way. A message whose text has a \u escape (non-ASCII, a control character, a surrogate) is
+    # encoded again with raw Unicode.
+    text = _compact_ascii(value)
+    return compact_json(value) if "\\u" in text else text
 
 
 def _utf8(text: str) -> bytes:
@@ -195,7 +208,7 @@ def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> lis
             item = items.pop() if release else items[index]
             # Each piece to bytes at once: its str is freed before the next is made, and a
             # piece holding an emoji does not widen a whole chunk to 4 bytes per character.
-            piece = _utf8(compact_json(item))
+            piece = _utf8(_compact_item(item))
             if index:
                 group.append(b",")
             group.append(piece)
