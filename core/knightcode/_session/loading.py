@@ -71,17 +71,26 @@ class LoadReport:
 
 @dataclass(slots=True)
 class LoadedSession:
-    """A parsed session file: its header (``None`` if missing or invalid) and entries."""
+    """A parsed session file: its header (``None`` if missing or invalid) and entries.
+
+    :ivar by_id: the entries by id (the last of a duplicated id), and
+    :ivar labels: the ``label`` entries in order, both gathered while parsing, when each entry
+        was in the CPU cache anyway; ``None`` when migration or repair changed ids
+    """
 
     header: SessionHeader | None
     entries: list[SessionEntry] = field(default_factory=list)
     report: LoadReport = field(default_factory=LoadReport)
     blank: bool = True  # no non-blank line at all (missing or empty file)
+    by_id: dict[str, SessionEntry] | None = None
+    labels: list[SessionEntry] | None = None
 
 
-def _is_header(value: Any) -> bool:
+def _is_header(value: object) -> bool:
     return (
-        type(value) is dict and value.get("type") == "session" and isinstance(value.get("id"), str)
+        isinstance(value, dict)
+        and value.get("type") == "session"
+        and isinstance(value.get("id"), str)
     )
 
 
@@ -97,30 +106,47 @@ def read_session_file(path: Path) -> LoadedSession:
         return LoadedSession(None, [], report, blank=True)
     # ~10 containers per entry: see bulk.py. A large result is frozen so later collections do
     # not rescan it.
+    parsed = _Parsed()
     with handle, bulk_allocation(freeze_above=_FREEZE_THRESHOLD):
-        entries, later_headers, blank = _parse_file(handle, report)
+        _parse_file(handle, report, parsed)
+    entries = parsed.values
     if not entries or not _is_header(entries[0]):
         # The reference rule: the first parsed line must be a header, or the session is empty.
-        report.invalid_header = not blank
-        return LoadedSession(None, [], report, blank=blank)
-    header = entries[0]
+        report.invalid_header = not parsed.blank
+        return LoadedSession(None, [], report, blank=parsed.blank)
+    header: dict[str, Any] = entries[0]
     del entries[0]
-    report.skipped_lines += later_headers  # concatenated files: a second header is not an entry
+    report.skipped_lines += parsed.later_headers  # concatenated files: not an entry
+    loaded = LoadedSession(cast(SessionHeader, header), entries, report, blank=False)
     version = _version(header)
     if version < CURRENT_SESSION_VERSION:
         _migrate(header, entries, version)
         report.migrated_from = version
-    report.repaired_ids = _repair_missing_ids(entries)
-    return LoadedSession(cast(SessionHeader, header), entries, report, blank=False)
+    elif not parsed.missing_ids:
+        header_id: str = header["id"]
+        if parsed.by_id.get(header_id) is header:  # the header was indexed as the first value
+            del parsed.by_id[header_id]
+        loaded.by_id, loaded.labels = parsed.by_id, parsed.labels
+    if parsed.missing_ids or report.migrated_from is not None:
+        report.repaired_ids = _repair_missing_ids(entries)
+    return loaded
 
 
-def _parse_file(handle: BinaryIO, report: LoadReport) -> tuple[list[Any], int, bool]:
-    # The objects with a string type, in order, except "session" objects after the first value
-    # (counted); and whether the file was blank.
-    parsed: list[Any] = []
-    append = parsed.append
-    later_headers = 0
-    blank = True
+@dataclass(slots=True)
+class _Parsed:
+    # What _parse_file gathers: the objects with a string type, in order, except "session"
+    # objects after the first value (counted); indexes of them; whether the file was blank.
+    values: list[Any] = field(default_factory=list)
+    later_headers: int = 0
+    blank: bool = True
+    by_id: dict[str, Any] = field(default_factory=dict)
+    labels: list[Any] = field(default_factory=list)
+    missing_ids: bool = False
+
+
+def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
+    append = parsed.values.append
+    by_id = parsed.by_id
     first = True
     while True:
         batch = list(islice(handle, _BATCH_LINES))  # binary iteration splits on b"\n" only
@@ -132,7 +158,7 @@ def _parse_file(handle: BinaryIO, report: LoadReport) -> tuple[list[Any], int, b
         lines = [line for line in batch if not line.isspace()]
         if not lines:
             continue
-        blank = False
+        parsed.blank = False
         values = _parse_batch(lines)
         if values is None:
             values = _parse_each(lines, report)
@@ -142,13 +168,21 @@ def _parse_file(handle: BinaryIO, report: LoadReport) -> tuple[list[Any], int, b
             if type(value) is dict:
                 kind = value.get("type")
                 if type(kind) is str:
-                    if kind != "session" or not parsed:
-                        append(value)
+                    if kind == "session" and parsed.values:
+                        parsed.later_headers += 1
+                        continue
+                    append(value)
+                    # Indexed now, while the value is in the CPU cache: a second pass over
+                    # 100 000 entries costs a cache miss each.
+                    entry_id = value.get("id")
+                    if type(entry_id) is str:
+                        by_id[entry_id] = value
                     else:
-                        later_headers += 1
+                        parsed.missing_ids = True
+                    if kind == "label":
+                        parsed.labels.append(value)
                     continue
             report.skipped_lines += 1
-    return parsed, later_headers, blank
 
 
 def _parse_batch(lines: list[bytes]) -> list[Any] | None:
