@@ -64,7 +64,8 @@ def _adapt_assistant(
         if kind == "thinking" and not same:
             changed = True
             thinking = cast(dict[str, Any], block)
-            if thinking.get("redacted") or not str(thinking.get("thinking", "")).strip():
+            text = str(thinking.get("thinking", ""))
+            if thinking.get("redacted") or not text or text.isspace():  # strip() would copy it
                 continue
             content.append({"type": "text", "text": thinking["thinking"]})
         elif kind == "toolCall" and normalize_id is not None:

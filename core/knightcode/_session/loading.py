@@ -44,6 +44,15 @@ __all__ = [
 _BOM = b"\xef\xbb\xbf"
 _BATCH_LINES = 256
 _OBJECT_ENDS = (b"}\n", b"}\r\n", b"}")
+_SHARED = {  # type and role names, one string object each (see _keep)
+    name: name
+    for name in (
+        *("message", "thinking_level_change", "model_change", "compaction", "branch_summary"),
+        *("custom", "custom_message", "label", "session_info", "context_edit"),
+        *("user", "assistant", "toolResult", "bashExecution"),
+        *("text", "thinking", "toolCall", "image"),
+    )
+}
 _FREEZE_THRESHOLD = 100_000  # tracked objects allocated by one load (~10 000 entries)
 
 
@@ -145,8 +154,6 @@ class _Parsed:
 
 
 def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
-    append = parsed.values.append
-    by_id = parsed.by_id
     first = True
     while True:
         batch = list(islice(handle, _BATCH_LINES))  # binary iteration splits on b"\n" only
@@ -164,25 +171,38 @@ def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
             values = _parse_each(lines, report)
         else:
             report.truncated_tail = False
-        for value in values:
-            if type(value) is dict:
-                kind = value.get("type")
-                if type(kind) is str:
-                    if kind == "session" and parsed.values:
-                        parsed.later_headers += 1
-                        continue
-                    append(value)
-                    # Indexed now, while the value is in the CPU cache: a second pass over
-                    # 100 000 entries costs a cache miss each.
-                    entry_id = value.get("id")
-                    if type(entry_id) is str:
-                        by_id[entry_id] = value
-                    else:
-                        parsed.missing_ids = True
-                    if kind == "label":
-                        parsed.labels.append(value)
-                    continue
+        _keep(values, parsed, report)
+
+
+def _keep(values: list[Any], parsed: _Parsed, report: LoadReport) -> None:
+    # The objects with a string type are kept and indexed here, right after their batch was
+    # parsed: a later pass over 100 000 entries costs a cache miss per entry. The strings every
+    # entry repeats are shared (type and role names; a parent id is its parent's id), so the
+    # decoder's copies are freed for the next batch to reuse: ~20 MB less on a 100 MB session.
+    append, by_id, shared = parsed.values.append, parsed.by_id, _SHARED
+    for value in values:
+        if type(value) is not dict or type(kind := value.get("type")) is not str:
             report.skipped_lines += 1
+            continue
+        if kind == "session" and parsed.values:
+            parsed.later_headers += 1
+            continue
+        append(value)
+        value["type"] = kind = shared.get(kind, kind)
+        entry_id = value.get("id")
+        if type(entry_id) is str:
+            by_id[entry_id] = value
+        else:
+            parsed.missing_ids = True
+        parent_id = value.get("parentId")
+        if type(parent_id) is str and (parent := by_id.get(parent_id)) is not None:
+            value["parentId"] = parent["id"]
+        if kind == "message":
+            message = value.get("message")
+            if type(message) is dict and type(role := message.get("role")) is str:
+                message["role"] = shared.get(role, role)
+        elif kind == "label":
+            parsed.labels.append(value)
 
 
 def _parse_batch(lines: list[bytes]) -> list[Any] | None:
