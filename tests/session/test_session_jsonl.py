@@ -204,3 +204,19 @@ def test_encoding_equals_node_json_stringify(tmp_path: Path) -> None:
         ["node", "-e", script, str(source)], capture_output=True, check=True, timeout=60
     )
     assert node.stdout == b"".join(jsonl.encode_line(value) for value in values)
+
+
+def test_a_record_that_fails_midway_leaves_the_stream_line_framed(tmp_path: Path) -> None:
+    record = large_record()
+    messages = record["data"]["messages"]  # type: ignore[index]
+    messages.append({"role": "user", "content": "x" * 3_000_000})  # a first chunk goes out
+    messages.append({"role": "user", "content": object()})
+    out = tmp_path / "out.jsonl"
+    with out.open("wb") as stream:
+        writer = RecordWriter(stream)
+        with pytest.raises(TypeError):
+            writer.write(record)
+        writer.write({"type": "response", "success": False})
+    lines = out.read_bytes().split(b"\n")
+    assert lines[-2:] == [b'{"type":"response","success":false}', b""]
+    assert len(lines) == 3  # the broken record is one line of its own

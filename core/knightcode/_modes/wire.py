@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from knightcode._session import jsonl
@@ -64,7 +64,7 @@ class RecordWriter:
             # A get_messages response can be 100 MB: written as it is encoded, a chunk at a
             # time, never held whole.
             self.flush()
-            self._write_chunks(jsonl.iter_line(record))
+            self._write_large(record)
             return
         self._pending.append(jsonl.encode_line(record))
         if kind in STREAMING_EVENTS:
@@ -88,6 +88,24 @@ class RecordWriter:
         data = b"".join(self._pending)
         self._pending.clear()
         self._write_chunks((data,))
+
+    def _write_large(self, record: dict[str, Any]) -> None:
+        written = False
+
+        def chunks() -> Iterator[bytes]:
+            nonlocal written
+            for chunk in jsonl.iter_line(record):
+                yield chunk
+                written = True
+
+        try:
+            self._write_chunks(chunks())
+        except BaseException:
+            # A value that cannot be encoded (a plugin's object in a message) is found only once
+            # part of the record is out: end that line, so the next record starts on its own.
+            if written:
+                self._write_chunks((b"\n",))
+            raise
 
     def _write_chunks(self, chunks: Iterable[bytes]) -> None:
         try:
