@@ -43,7 +43,7 @@ __all__ = [
 LARGE_LIST = 64
 """A list at least this long (within two levels of dicts) is encoded element by element."""
 
-_CHUNK_CHARS = 1 << 20  # iter_line yields about this much text per chunk
+_CHUNK_BYTES = 1 << 20  # iter_line yields chunks of about this size
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 # One C encoder for every call: JSONEncoder.encode would build a new one (and a closure) each time.
@@ -271,17 +271,20 @@ def iter_line(value: object) -> Iterator[bytes]:
     if not holds_large_list(value):
         yield encode_line(value)
         return
-    group: list[str] = []
+    group: list[bytes] = []
     size = 0
     for piece in _pieces(value):
-        group.append(piece)
-        size += len(piece)
-        if size >= _CHUNK_CHARS:
-            yield _utf8("".join(group))
+        # Each piece to UTF-8 at once (a copy for the ASCII-only most): a piece holding an emoji
+        # does not widen a whole chunk's text to 4 bytes per character.
+        data = _utf8(piece)
+        group.append(data)
+        size += len(data)
+        if size >= _CHUNK_BYTES:
+            yield b"".join(group)
             group.clear()
             size = 0
-    group.append("\n")
-    yield _utf8("".join(group))
+    group.append(b"\n")
+    yield b"".join(group)
 
 
 def parse_line(line: bytes) -> Any:
