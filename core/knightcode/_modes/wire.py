@@ -10,11 +10,19 @@ stream spells every value exactly as JavaScript's ``JSON.stringify`` does, numbe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from knightcode._session import jsonl
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+_PIPE_BYTES = 1 << 20
 
 STREAMING_EVENTS = frozenset({"message_update", "tool_execution_update", "bash_execution_update"})
 """Records that come in bursts; the writer coalesces their flushes."""
@@ -42,6 +50,17 @@ def encode_record(record: dict[str, Any]) -> bytes:
     ``\udXXX`` like JavaScript does.
     """
     return jsonl.encode_line(record)
+
+
+def _grow_pipe(fd: int) -> None:
+    # A chunk fits in a 1 MB pipe buffer, so os.write returns at once and the next chunk is
+    # encoded while the reader reads this one; with the default 64 KB, encoding and reading take
+    # turns. Linux only; a file, a tty or a refused size keep what they have.
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, set_size, _PIPE_BYTES)
 
 
 class RecordWriter:
@@ -90,6 +109,8 @@ class RecordWriter:
         self._write_chunks((data,))
 
     def _write_large(self, record: dict[str, Any]) -> None:
+        if self._fd is not None:
+            _grow_pipe(self._fd)
         written = False
 
         def chunks() -> Iterator[bytes]:
