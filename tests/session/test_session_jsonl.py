@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from knightcode._modes.wire import RecordWriter, encode_record
 from knightcode._session import jsonl
+from knightcode._session.jsnumber import encode_js
 
 # What JavaScript's JSON.stringify writes for these values (checked against node's rules:
 # Number::toString switches to exponent form below 1e-6 and from 1e21).
@@ -24,6 +32,8 @@ JS_NUMBERS = [
     (1e21, "1e+21"),
     (1.2345678901234569e23, "1.2345678901234569e+23"),
     (9007199254740992.0, "9007199254740992"),
+    (2.0**60, "1152921504606847000"),  # shortest digits then zeros, not int()'s digits
+    (1e16, "10000000000000000"),
     (0.30000000000000004, "0.30000000000000004"),
     (5e-324, "5e-324"),
     (-2.5e-8, "-2.5e-8"),
@@ -90,3 +100,123 @@ def test_parse_keeps_u2028_and_escaped_surrogates() -> None:
     assert value == {"s": "x\u2028y", "e": "😀", "l": "\ud800"}
     # …and re-encodes to what JavaScript would write.
     assert jsonl.encode_line(value) == '{"s":"x\u2028y","e":"😀","l":"\\ud800"}\n'.encode()
+
+
+# --- one writer for session files and the JSON/RPC stream --------------------------------------
+
+WIRE_RECORD = {
+    "type": "message_end",
+    "one": 1.0,
+    "tiny": 3e-06,
+    "huge": 1e21,
+    "negative_zero": -0.0,
+    "big_integral": 2.0**60,
+    "separator": "a\u2028b\u2029c",
+    "lone": "x\ud800y",
+    "pair": "\ud83d\ude00",
+    "looks_like_floats": ":1.0, 3e-06] 1e+16}",
+}
+WIRE_BYTES = (
+    '{"type":"message_end","one":1,"tiny":0.000003,"huge":1e+21,"negative_zero":0,'
+    '"big_integral":1152921504606847000,"separator":"a\u2028b\u2029c","lone":"x\\ud800y",'
+    '"pair":"😀","looks_like_floats":":1.0, 3e-06] 1e+16}"}\n'
+).encode()
+
+
+def test_wire_records_are_spelled_like_session_lines() -> None:
+    assert encode_record(WIRE_RECORD) == WIRE_BYTES
+    assert jsonl.encode_line(WIRE_RECORD) == WIRE_BYTES
+
+
+def test_record_writer_writes_the_same_bytes_to_a_real_pipe(tmp_path: Path) -> None:
+    # A child process reads the pipe into a file: what a client of `--mode json` receives.
+    out = tmp_path / "out.jsonl"
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import shutil,sys; shutil.copyfileobj(sys.stdin.buffer, open({str(out)!r}, 'wb'))",
+        ],
+        stdin=subprocess.PIPE,
+    )
+    assert reader.stdin is not None
+    writer = RecordWriter(reader.stdin)
+    writer.write(WIRE_RECORD)
+    writer.write(large_record())
+    reader.stdin.close()
+    assert reader.wait(timeout=30) == 0
+    assert out.read_bytes() == WIRE_BYTES + jsonl.encode_line(large_record())
+
+
+def large_record() -> dict[str, object]:
+    # A get_messages response: elements with floats JavaScript spells differently, elements whose
+    # text only looks like such floats (even between delimiters), and plain ones.
+    messages: list[object] = []
+    for index in range(3 * jsonl.LARGE_LIST):
+        if index % 5 == 0:
+            messages.append({"role": "assistant", "cost": {"input": 0.0, "total": index * 1e-6}})
+        elif index % 5 == 1:
+            messages.append({"role": "user", "content": f"x,{index}.0] y e-0{index} e+1"})
+        elif index % 5 == 2:
+            messages.append({"role": "toolResult", "content": ",1.0]", "n": 1.0})
+        elif index % 5 == 3:
+            messages.append({"role": "user", "content": "é 😀 \u2028" * index, "n": index})
+        else:  # escapes in an otherwise ASCII element: control characters, a lone surrogate
+            messages.append({"role": "user", "content": f"\x01\t\ud800 {index}", "n": 2.5})
+    return {"id": "m", "type": "response", "success": True, "data": {"messages": messages}}
+
+
+def test_a_large_record_is_encoded_in_chunks_exactly_as_one_line() -> None:
+    record = large_record()
+    assert jsonl.holds_large_list(record)
+    line = jsonl.encode_line(record)
+    assert b"".join(jsonl.iter_line(record)) == line
+    assert line.decode() == jsonl.dumps(record) + "\n"
+    # Element by element equals the whole value encoded by the exact (pure Python) encoder.
+    assert line.decode() == encode_js(record).replace("\ud800", "\\ud800") + "\n"
+    assert json.loads(line) == json.loads(json.dumps(record))
+
+
+def test_float_lookalikes_inside_strings_stay_as_written() -> None:
+    for text in ("1.0,", "[2.0]", ":3e-06}", "5e+16,", "-0.0]", ",1.0]"):
+        assert jsonl.dumps({"s": text}) == '{"s":' + json.dumps(text) + "}"
+        # …also when the same spelling is a real float of the value.
+        assert jsonl.dumps({"s": text, "f": float(text.strip("[],:}"))}).startswith(
+            '{"s":' + json.dumps(text) + ',"f":'
+        )
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node, the reference runtime")
+def test_encoding_equals_node_json_stringify(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    values: list[object] = [WIRE_RECORD, large_record(), 2.0**53, 5e-324, 1e-7, 123456.0]
+    for _ in range(2000):
+        magnitude = 10.0 ** rng.randint(-25, 25)
+        number = rng.choice([rng.uniform(-1, 1) * magnitude, float(rng.randint(-999, 999))])
+        values.append({"n": number, "l": [number, {"k": number}], "s": repr(number) + ","})
+    source = tmp_path / "values.json"
+    source.write_text(json.dumps(values))  # ASCII: lone surrogates travel as \ud800
+    script = (
+        "const v = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));"
+        "process.stdout.write(v.map((x) => JSON.stringify(x) + '\\n').join(''));"
+    )
+    node = subprocess.run(
+        ["node", "-e", script, str(source)], capture_output=True, check=True, timeout=60
+    )
+    assert node.stdout == b"".join(jsonl.encode_line(value) for value in values)
+
+
+def test_a_record_that_fails_midway_leaves_the_stream_line_framed(tmp_path: Path) -> None:
+    record = large_record()
+    messages = record["data"]["messages"]  # type: ignore[index]
+    messages.append({"role": "user", "content": "x" * 3_000_000})  # a first chunk goes out
+    messages.append({"role": "user", "content": object()})
+    out = tmp_path / "out.jsonl"
+    with out.open("wb") as stream:
+        writer = RecordWriter(stream)
+        with pytest.raises(TypeError):
+            writer.write(record)
+        writer.write({"type": "response", "success": False})
+    lines = out.read_bytes().split(b"\n")
+    assert lines[-2:] == [b'{"type":"response","success":false}', b""]
+    assert len(lines) == 3  # the broken record is one line of its own

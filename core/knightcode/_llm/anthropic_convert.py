@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from knightcode._llm.transform import prepare_messages
+from knightcode._llm.transform import iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._session.bulk import bulk_allocation
 from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 __all__ = ["build_anthropic_body", "thinking_enabled"]
@@ -129,7 +130,7 @@ def convert_messages(
     """The ``messages`` array; consecutive tool results share one user message."""
     out: list[dict[str, Any]] = []
     images = "image" in model.input
-    for message in prepare_messages(context.messages, model, _normalize_id):
+    for message in iter_prepared(context.messages, model, _normalize_id):
         if message["role"] == "user":
             user = _user(message, images)
             if user is not None:
@@ -187,9 +188,11 @@ def build_anthropic_body(model: Model, context: Context, options: StreamOptions)
         if options.cache_retention == "long" and "api.anthropic.com" in model.base_url:
             cache_control["ttl"] = "1h"
     max_tokens = options.max_tokens or min(model.max_tokens, _MAX_TOKENS_DEFAULT_CAP)
+    with bulk_allocation():  # a resumed session: ~100 000 messages of fresh dicts (see bulk.py)
+        messages = convert_messages(model, context, cache_control)
     body: dict[str, Any] = {
         "model": model.id,
-        "messages": convert_messages(model, context, cache_control),
+        "messages": messages,
         "max_tokens": max_tokens,
         "stream": True,
     }

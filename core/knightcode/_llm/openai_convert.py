@@ -16,12 +16,13 @@ from the base URL:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, cast
 
-from knightcode._llm.transform import is_same_model, prepare_messages
+from knightcode._llm.transform import is_same_model, iter_prepared
+from knightcode._llm.transport import dumps_unicode
 from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._session.bulk import bulk_allocation
 from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 __all__ = ["build_openai_body", "resolve_compat"]
@@ -87,9 +88,9 @@ def _assistant(
     message: AssistantMessage, model: Model, compat: dict[str, Any]
 ) -> dict[str, Any] | None:
     texts: list[str] = []
-    reasoning: dict[str, list[str]] = {}
-    calls: list[dict[str, Any]] = []
-    same = is_same_model(message, model)
+    reasoning: dict[str, list[str]] | None = None
+    calls: list[dict[str, Any]] | None = None
+    same: bool | None = None  # whether model produced the message; computed at the first thinking
     for block in message["content"]:
         if block["type"] == "text":
             if block["text"]:
@@ -97,18 +98,26 @@ def _assistant(
         elif block["type"] == "thinking":
             # Thinking is sent back only to the model that produced it, in the field it came in
             # (llama.cpp serving gpt-oss needs its reasoning_content to continue a tool call).
+            if same is None:
+                same = is_same_model(message, model)
             field = cast(dict[str, Any], block).get("thinkingSignature")
             if same and field in ("reasoning_content", "reasoning"):
+                if reasoning is None:
+                    reasoning = {}
                 reasoning.setdefault(field, []).append(block["thinking"])
         elif block["type"] == "toolCall":
             call_id = _mistral_id(block["id"]) if compat["requiresMistralToolIds"] else block["id"]
+            if calls is None:
+                calls = []
             calls.append(
                 {
                     "id": call_id,
                     "type": "function",
                     "function": {
                         "name": block["name"],
-                        "arguments": json.dumps(block["arguments"], ensure_ascii=False),
+                        # json.dumps(arguments, ensure_ascii=False), without building an encoder
+                        # per call: a resumed session has tens of thousands of calls to send.
+                        "arguments": dumps_unicode(block["arguments"]),
                     },
                 }
             )
@@ -116,8 +125,9 @@ def _assistant(
         return None  # an empty assistant message is rejected by most servers
     # A plain string is what every OpenAI-compatible server accepts for assistant content.
     out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
-    for field, chunks in reasoning.items():
-        out[field] = "\n".join(chunks)
+    if reasoning:
+        for field, chunks in reasoning.items():
+            out[field] = "\n".join(chunks)
     if calls:
         out["tool_calls"] = calls
     return out
@@ -126,8 +136,13 @@ def _assistant(
 def _tool_results(
     message: ToolResultMessage, images: bool, compat: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    text = "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
-    image_blocks = [cast(dict[str, Any], b) for b in message["content"] if b["type"] == "image"]
+    content = message["content"]
+    if len(content) == 1 and content[0]["type"] == "text":  # the usual shape: one text block
+        text = content[0]["text"]
+        image_blocks: list[dict[str, Any]] = []
+    else:
+        text = "\n".join(block["text"] for block in content if block["type"] == "text")
+        image_blocks = [cast(dict[str, Any], b) for b in content if b["type"] == "image"]
     if not text and image_blocks:
         text = (
             "(see attached image)"
@@ -162,7 +177,7 @@ def convert_messages(
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
         out.append({"role": role, "content": context.system_prompt})
     images = "image" in model.input
-    for message in prepare_messages(context.messages, model):
+    for message in iter_prepared(context.messages, model):
         if message["role"] == "user":
             user = _user(message, images)
             if user is not None:
@@ -179,9 +194,11 @@ def convert_messages(
 def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """The streaming chat-completions request body."""
     compat = resolve_compat(model)
+    with bulk_allocation():  # a resumed session: ~100 000 messages of fresh dicts (see bulk.py)
+        messages = convert_messages(model, context, compat)
     body: dict[str, Any] = {
         "model": model.id,
-        "messages": convert_messages(model, context, compat),
+        "messages": messages,
         "stream": True,
     }
     if compat["supportsUsageInStreaming"]:

@@ -17,13 +17,13 @@ The input is never modified; changed messages are shallow copies.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from knightcode._llm.types import Model
 from knightcode._types.messages import AssistantMessage, LlmMessage, ToolCall, ToolResultMessage
 
-__all__ = ["is_same_model", "prepare_messages"]
+__all__ = ["is_same_model", "iter_prepared", "prepare_messages"]
 
 NO_RESULT_TEXT = "No result provided"
 
@@ -64,7 +64,8 @@ def _adapt_assistant(
         if kind == "thinking" and not same:
             changed = True
             thinking = cast(dict[str, Any], block)
-            if thinking.get("redacted") or not str(thinking.get("thinking", "")).strip():
+            text = str(thinking.get("thinking", ""))
+            if thinking.get("redacted") or not text or text.isspace():  # strip() would copy it
                 continue
             content.append({"type": "text", "text": thinking["thinking"]})
         elif kind == "toolCall" and normalize_id is not None:
@@ -83,49 +84,67 @@ def _adapt_assistant(
     return cast(AssistantMessage, {**message, "content": content})
 
 
+def _answer_missing(pending: list[ToolCall], answered: set[str]) -> Iterator[ToolResultMessage]:
+    for call in pending:
+        if call["id"] not in answered:
+            yield _missing_result(call)
+
+
+def iter_prepared(
+    messages: Iterable[LlmMessage],
+    model: Model,
+    normalize_id: Callable[[str], str] | None = None,
+) -> Iterator[LlmMessage]:
+    """:func:`prepare_messages` one message at a time.
+
+    A client converting as it goes keeps at most one adapted copy alive: a resumed session sends
+    ~100 000 messages through here, tens of thousands of them adapted when the model changed.
+    """
+    id_map: dict[str, str] = {}
+    pending: list[ToolCall] = []  # the last assistant's tool calls
+    answered: set[str] = set()  # ids of the tool results after it
+    provider, api, model_id = model.provider, model.api, model.id
+
+    for message in messages:
+        role = message["role"]
+        if role == "toolResult":
+            tool_result = cast(ToolResultMessage, message)
+            if id_map:
+                new_id = id_map.get(tool_result["toolCallId"])
+                if new_id is not None:
+                    tool_result = {**tool_result, "toolCallId": new_id}
+            answered.add(tool_result["toolCallId"])
+            yield tool_result
+            continue
+        if pending:
+            yield from _answer_missing(pending, answered)
+            pending = []
+        answered.clear()
+        if role != "assistant":
+            yield message
+            continue
+        assistant = cast(AssistantMessage, message)
+        if assistant.get("stopReason") in ("error", "aborted"):
+            continue
+        if (
+            normalize_id is not None
+            or assistant.get("provider") != provider
+            or assistant.get("api") != api
+            or assistant.get("model") != model_id
+        ):
+            assistant = _adapt_assistant(assistant, model, normalize_id, id_map)
+        for block in assistant["content"]:
+            if block.get("type") == "toolCall":
+                pending.append(cast(ToolCall, block))
+        yield assistant
+    # Trailing unanswered calls stay unanswered: the agent is about to run them (or the caller
+    # is asking about them on purpose); a synthetic result there would be a lie.
+
+
 def prepare_messages(
     messages: list[LlmMessage],
     model: Model,
     normalize_id: Callable[[str], str] | None = None,
 ) -> list[LlmMessage]:
     """The messages to convert for ``model`` (see the module docstring)."""
-    id_map: dict[str, str] = {}
-    result: list[LlmMessage] = []
-    pending: list[ToolCall] = []
-    answered: set[str] = set()
-
-    def close_pending() -> None:
-        nonlocal pending
-        for call in pending:
-            if call["id"] not in answered:
-                result.append(_missing_result(call))
-        pending = []
-        answered.clear()
-
-    for message in messages:
-        role = message["role"]
-        if role == "assistant":
-            assistant = cast(AssistantMessage, message)
-            close_pending()
-            if assistant.get("stopReason") in ("error", "aborted"):
-                continue
-            adapted = _adapt_assistant(assistant, model, normalize_id, id_map)
-            pending = [
-                cast(ToolCall, block)
-                for block in adapted["content"]
-                if block.get("type") == "toolCall"
-            ]
-            result.append(adapted)
-        elif role == "toolResult":
-            tool_result = cast(ToolResultMessage, message)
-            new_id = id_map.get(tool_result["toolCallId"])
-            if new_id is not None:
-                tool_result = {**tool_result, "toolCallId": new_id}
-            answered.add(tool_result["toolCallId"])
-            result.append(tool_result)
-        else:
-            close_pending()
-            result.append(message)
-    # Trailing unanswered calls stay unanswered: the agent is about to run them (or the caller
-    # is asking about them on purpose); a synthetic result there would be a lie.
-    return result
+    return list(iter_prepared(messages, model, normalize_id))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from http import HTTPStatus
 from typing import Any, TypeVar
 
@@ -23,8 +23,11 @@ from knightcode._llm.types import StreamOptions
 
 __all__ = [
     "StreamFailed",
+    "compact_json",
     "describe_transport_error",
+    "dumps_unicode",
     "encode_body",
+    "encode_body_chunks",
     "open_stream",
 ]
 
@@ -47,15 +50,131 @@ class StreamFailed(Exception):
         self.retry_after_ms = retry_after_ms
 
 
-def encode_body(body: Mapping[str, Any]) -> bytes:
-    """Compact UTF-8 JSON; lone surrogates (from damaged input) become U+FFFD instead of an
-    exception or an escape strict JSON parsers reject.
-    """
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+_CHUNK_BYTES = 1 << 18  # encode_body_chunks makes chunks of about this size
+_LARGE_LIST = 64  # a body list at least this long (messages) is encoded item by item
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_arguments_encoder = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False)
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)  # absent outside CPython
+
+
+def _reusable(encoder: json.JSONEncoder) -> Callable[[object], str]:
+    # JSONEncoder.encode builds a new C encoder (and a closure) on every call, which dominates
+    # for the small values a request body is made of. This one is built once; without a markers
+    # dict it does not detect cycles, so a RecursionError is retried with the checking encoder
+    # (which raises the usual ValueError for a cycle).
+    if _make_c_encoder is None:
+        return encoder.encode
+    make = _make_c_encoder(
+        None,
+        encoder.default,
+        json.encoder.encode_basestring_ascii
+        if encoder.ensure_ascii
+        else json.encoder.encode_basestring,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        False,
+        False,
+        encoder.allow_nan,
+    )
+
+    def encode(value: object) -> str:
+        try:
+            return "".join(make(value, 0))
+        except RecursionError:
+            return encoder.encode(value)
+
+    return encode
+
+
+compact_json = _reusable(_encoder)
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, built once."""
+
+dumps_unicode = _reusable(_arguments_encoder)
+"""``json.dumps(value, ensure_ascii=False)`` (tool-call arguments), built once."""
+
+_compact_ascii = _reusable(json.JSONEncoder(separators=(",", ":")))
+
+
+def _compact_item(value: object) -> str:
+    # compact_json for one message of a large body. The C encoder is ~30% faster when it may
+    # escape non-ASCII text, and most messages have none: their text is then the same either
+    # way. A message whose text has a \u escape (non-ASCII, a control character, a surrogate) is
+    # encoded again with raw Unicode.
+    text = _compact_ascii(value)
+    return compact_json(value) if "\\u" in text else text
+
+
+def _utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace")
+
+
+def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> list[bytes]:
+    """:func:`encode_body` in chunks of about 256 KB.
+
+    The messages of a resumed session can be 100 MB of JSON: encoded message by message, the
+    body never exists as one string (which CPython would store at 4 bytes per character as soon
+    as one emoji is in it), and the chunks can be sent without being joined.
+
+    :param release: empty the body's large lists while encoding them, so each converted message
+        is freed once encoded (for a body nobody else holds: ~50 MB less at the peak of a
+        100 MB session's request)
+    """
+    large = [
+        key
+        for key, value in body.items()
+        if type(value) is list and len(value) >= _LARGE_LIST and type(key) is str
+    ]
+    if not large:
+        return [_utf8(compact_json(body))]
+    chunks: list[bytes] = []
+    group: list[bytes] = []
+    size = 0
+    separator = b"{"
+    for key, value in body.items():
+        if key not in large:
+            group.append(separator + _utf8(compact_json({key: value})[1:-1]))
+            separator = b","
+            continue
+        group.append(separator + _utf8(compact_json(key)) + b":[")
+        separator = b","
+        items: list[Any] = value
+        if release:
+            items.reverse()  # popped from the end, in order
+        for index in range(len(items)):
+            item = items.pop() if release else items[index]
+            # Each piece to bytes at once: its str is freed before the next is made, and a
+            # piece holding an emoji does not widen a whole chunk to 4 bytes per character.
+            piece = _utf8(_compact_item(item))
+            if index:
+                group.append(b",")
+            group.append(piece)
+            size += len(piece)
+            if size >= _CHUNK_BYTES:
+                chunks.append(b"".join(group))
+                group.clear()
+                size = 0
+        group.append(b"]")
+    group.append(b"}")
+    chunks.append(b"".join(group))
+    return chunks
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """Compact UTF-8 JSON; lone surrogates (from damaged input) become ``?`` instead of an
+    exception or an escape strict JSON parsers reject.
+    """
+    return b"".join(encode_body_chunks(body))
+
+
+async def _send_in_order(chunks: list[bytes]) -> AsyncGenerator[bytes, None]:
+    chunks.reverse()
+    while chunks:
+        yield chunks.pop()  # each chunk is released once it is sent
 
 
 def _timeout(options: StreamOptions) -> httpx.Timeout:
@@ -89,8 +208,20 @@ async def open_stream(
         replacement = await signal.guard(options.on_payload(body))
         if replacement is not None:
             body = replacement
+    # The clients do not use a body once it is sent; unless a hook has seen it (and may keep
+    # it), its converted messages are freed as they are encoded.
+    chunks = encode_body_chunks(body, release=options.on_payload is None)
+    request_headers = dict(headers)
+    content: bytes | AsyncGenerator[bytes, None]
+    if len(chunks) == 1:
+        content = chunks[0]
+    else:
+        # Sent as they are, with their total length: no chunked transfer encoding (some servers
+        # refuse it), and no joined copy of a body that can be 100 MB.
+        request_headers["content-length"] = str(sum(len(chunk) for chunk in chunks))
+        content = _send_in_order(chunks)
     request = client.build_request(
-        "POST", url, headers=dict(headers), content=encode_body(body), timeout=_timeout(options)
+        "POST", url, headers=request_headers, content=content, timeout=_timeout(options)
     )
     try:
         response = await signal.guard(client.send(request, stream=True))

@@ -2,19 +2,30 @@
 
 The in-process events carry the cumulative partial message on every ``message_update``; on the
 wire only the delta and the latest usage travel, so the stream stays linear in size.
+
+Records are encoded by the session files' writer (:mod:`knightcode._session.jsonl`), so the
+stream spells every value exactly as JavaScript's ``JSON.stringify`` does, numbers included.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import os
+from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from knightcode._types.events import SessionEvent
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+from knightcode._session import jsonl
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+_PIPE_BYTES = 1 << 20
 
 STREAMING_EVENTS = frozenset({"message_update", "tool_execution_update", "bash_execution_update"})
 """Records that come in bursts; the writer coalesces their flushes."""
@@ -37,16 +48,22 @@ def to_wire(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    """One LF-terminated JSON record: compact, raw UTF-8 (U+2028/U+2029 included); a lone
-    surrogate, which UTF-8 cannot carry, is escaped as ``\\udXXX`` like JavaScript does.
+    r"""One LF-terminated JSON record: compact, raw UTF-8 (U+2028/U+2029 included), numbers as
+    JavaScript writes them; a lone surrogate, which UTF-8 cannot carry, is escaped as
+    ``\udXXX`` like JavaScript does.
     """
-    text = _encoder.encode(record)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        from knightcode._session.jsonl import encode_line
+    return jsonl.encode_line(record)
 
-        return encode_line(record)
+
+def _grow_pipe(fd: int) -> None:
+    # A chunk fits in a 1 MB pipe buffer, so os.write returns at once and the next chunk is
+    # encoded while the reader reads this one; with the default 64 KB, encoding and reading take
+    # turns. Linux only; a file, a tty or a refused size keep what they have.
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, set_size, _PIPE_BYTES)
 
 
 class RecordWriter:
@@ -64,8 +81,15 @@ class RecordWriter:
         self._scheduled = False
 
     def write(self, record: dict[str, Any]) -> None:
-        self._pending.append(encode_record(record))
-        if record.get("type") in STREAMING_EVENTS:
+        kind = record.get("type")
+        if kind not in STREAMING_EVENTS and jsonl.holds_large_list(record):
+            # A get_messages response can be 100 MB: written as it is encoded, a chunk at a
+            # time, never held whole.
+            self.flush()
+            self._write_large(record)
+            return
+        self._pending.append(jsonl.encode_line(record))
+        if kind in STREAMING_EVENTS:
             if not self._scheduled:
                 try:
                     asyncio.get_running_loop().call_soon(self.flush)
@@ -85,16 +109,44 @@ class RecordWriter:
             return
         data = b"".join(self._pending)
         self._pending.clear()
+        self._write_chunks((data,))
+
+    def _write_large(self, record: dict[str, Any]) -> None:
+        if self._fd is not None:
+            _grow_pipe(self._fd)
+        written = False
+
+        def chunks() -> Iterator[bytes]:
+            nonlocal written
+            for chunk in jsonl.iter_line(record):
+                yield chunk
+                written = True
+
         try:
-            if self._fd is not None:
-                view = memoryview(data)
-                while view:
-                    written = os.write(self._fd, view)
-                    view = view[written:]
-            else:
-                self._stream.write(data)
-                self._stream.flush()
+            self._write_chunks(chunks())
+        except BaseException:
+            # A value that cannot be encoded (a plugin's object in a message) is found only once
+            # part of the record is out: end that line, so the next record starts on its own.
+            if written:
+                self._write_chunks((b"\n",))
+            raise
+
+    def _write_chunks(self, chunks: Iterable[bytes]) -> None:
+        try:
+            for data in chunks:
+                self._write(data)
         except BrokenPipeError:
-            # The reader went away (e.g. `| head`); nobody is left to tell.
+            # The reader went away (e.g. `| head`); nobody is left to tell, and the rest of a
+            # large record is not encoded for nobody.
             self._fd = None
             self._stream = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the writer
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is not None:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        else:
+            self._stream.write(data)
+            self._stream.flush()

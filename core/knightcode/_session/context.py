@@ -15,10 +15,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from knightcode._session.messages import (
     create_branch_summary_message,
@@ -27,7 +27,13 @@ from knightcode._session.messages import (
 )
 from knightcode._session.projection import apply_edit, collect_edits
 from knightcode._session.tree import path_to_root
-from knightcode._types.entries import CompactionEntry, ContextEdit, SessionEntry
+from knightcode._types.entries import (
+    CompactionEntry,
+    ContextEdit,
+    ModelChangeEntry,
+    SessionEntry,
+    ThinkingLevelChangeEntry,
+)
 from knightcode._types.messages import AgentMessage
 
 __all__ = ["LAST_ENTRY", "ModelRef", "SessionContext", "build_session_context"]
@@ -86,36 +92,19 @@ def build_session_context(
         if not entries:
             return SessionContext()
         leaf = entries[-1]
-    path = path_to_root(by_id, leaf["id"])
-
-    thinking_level = "off"
-    model: tuple[str, str] | None = None
-    compaction: CompactionEntry | None = None
-    compaction_index = -1
-    has_edits = False
-    for index, entry in enumerate(path):
-        # Direct comparisons (not a local alias) so the type checker narrows the entry.
-        if entry["type"] == "message":
-            message = entry.get("message")
-            if isinstance(message, dict) and message.get("role") == "assistant":
-                model = (str(message.get("provider", "")), str(message.get("model", "")))
-        elif entry["type"] == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel", thinking_level)
-        elif entry["type"] == "model_change":
-            model = (entry.get("provider", ""), entry.get("modelId", ""))
-        elif entry["type"] == "compaction":
-            compaction, compaction_index = entry, index
-        elif entry["type"] == "context_edit":
-            has_edits = True
-
-    context = SessionContext(
-        thinking_level=thinking_level, model=ModelRef(*model) if model else None
-    )
-    edits = collect_edits(path) if has_edits else {}
-    if compaction is None:
-        _emit(path, context, edits)
+    branch = _walk(by_id, leaf["id"])
+    path = branch.path
+    context = SessionContext(thinking_level=branch.thinking_level, model=branch.model)
+    edits = collect_edits(path) if branch.has_edits else {}
+    compaction_index = branch.compaction_index
+    if compaction_index < 0:
+        if edits:
+            _emit(path, context, edits)
+        else:
+            _emit_collected(branch, context)
         return context
 
+    compaction = cast(CompactionEntry, path[compaction_index])
     context.messages.append(
         create_compaction_summary_message(
             compaction.get("summary", ""),
@@ -133,6 +122,124 @@ def build_session_context(
     _emit(path[kept_start:compaction_index], context, edits)
     _emit(path[compaction_index + 1 :], context, edits)
     return context
+
+
+@dataclass(slots=True)
+class _Branch:
+    """The path root→leaf and what the context needs from it, collected in one walk.
+
+    :ivar path: the entries from the root to the leaf
+    :ivar sources: the entries that may give a message (``message``, ``custom_message``,
+        ``branch_summary``), in order
+    :ivar messages: for each source, its ``message`` value (``None`` for the other two types)
+    :ivar irregular: positions in ``sources`` whose message is not simply that dict
+    :ivar compaction_index: position in ``path`` of the last compaction, or -1
+    """
+
+    path: list[SessionEntry] = field(default_factory=list)
+    sources: list[SessionEntry] = field(default_factory=list)
+    messages: list[object] = field(default_factory=list)
+    irregular: list[int] = field(default_factory=list)
+    compaction_index: int = -1
+    thinking_level: str = "off"
+    model: ModelRef | None = None
+    has_edits: bool = False
+
+
+class _ParentCycle(Exception):
+    """The walk from the leaf did not reach a root: a damaged file links parents in a cycle."""
+
+
+def _up(by_id: Mapping[str, SessionEntry], leaf_id: str) -> Iterator[SessionEntry]:
+    # path_to_root's walk, leaf first, without building the path.
+    get = by_id.get
+    current = get(leaf_id)
+    for _ in range(len(by_id)):
+        if current is None:
+            return
+        yield current
+        parent_id = current.get("parentId")
+        current = get(parent_id) if type(parent_id) is str and parent_id else None
+    if current is not None:
+        raise _ParentCycle
+
+
+def _walk(by_id: Mapping[str, SessionEntry], leaf_id: str) -> _Branch:
+    # path_to_root, collecting on the way. Walking 100 000 entries is bound by memory latency
+    # (each entry is somewhere else in memory), so each entry is visited once, from the leaf:
+    # the first thinking level, model and compaction met are the last ones of the path.
+    try:
+        return _collect(_up(by_id, leaf_id))
+    except _ParentCycle:
+        return _collect(reversed(path_to_root(by_id, leaf_id)))
+
+
+def _collect(entries: Iterable[SessionEntry]) -> _Branch:
+    # The branch from its entries, leaf first.
+    branch = _Branch()
+    path, sources, messages = branch.path, branch.sources, branch.messages
+    irregular: list[int] = []  # counted from the leaf
+    thinking: str | None = None
+    model_found = False
+    compaction_at = -1  # counted from the leaf
+    for current in entries:
+        path.append(current)
+        kind = current["type"]
+        if kind == "message":
+            message = current.get("message")
+            if type(message) is not dict:
+                irregular.append(len(sources))
+            elif not model_found and message.get("role") == "assistant":
+                branch.model = ModelRef(
+                    str(message.get("provider", "")), str(message.get("model", ""))
+                )
+                model_found = True
+            sources.append(current)
+            messages.append(message)
+        elif kind == "custom_message" or kind == "branch_summary":
+            irregular.append(len(sources))
+            sources.append(current)
+            messages.append(None)
+        elif kind == "thinking_level_change":
+            if thinking is None and "thinkingLevel" in current:
+                thinking = cast(ThinkingLevelChangeEntry, current)["thinkingLevel"]
+        elif kind == "model_change":
+            if not model_found:
+                change = cast(ModelChangeEntry, current)
+                branch.model = ModelRef(change.get("provider", ""), change.get("modelId", ""))
+                model_found = True
+        elif kind == "compaction":
+            if compaction_at < 0:
+                compaction_at = len(path) - 1
+        elif kind == "context_edit":
+            branch.has_edits = True
+    if thinking is not None:
+        branch.thinking_level = thinking
+    path.reverse()
+    sources.reverse()
+    messages.reverse()
+    last = len(sources) - 1
+    branch.irregular = [last - position for position in reversed(irregular)]
+    branch.compaction_index = len(path) - 1 - compaction_at if compaction_at >= 0 else -1
+    return branch
+
+
+def _emit_collected(branch: _Branch, context: SessionContext) -> None:
+    # The whole path without edits: the collected messages, with the other sources' messages
+    # made in their places and damaged message entries left out.
+    messages = cast(list[AgentMessage], branch.messages)
+    sources = branch.sources
+    if not branch.irregular:
+        context.messages, context.entries = messages, sources
+        return
+    start = 0
+    for position in branch.irregular:
+        context.messages.extend(messages[start:position])
+        context.entries.extend(sources[start:position])
+        _emit(sources[position : position + 1], context, {})
+        start = position + 1
+    context.messages.extend(messages[start:])
+    context.entries.extend(sources[start:])
 
 
 def _emit(

@@ -1,130 +1,233 @@
-"""JSON Lines exactly as the reference tool writes and reads them.
+r"""JSON Lines exactly as the reference tool writes and reads them: knightcode's one JSON writer.
 
-Writing matches JavaScript ``JSON.stringify`` byte for byte: compact separators, raw UTF-8
-(U+2028/U+2029 stay raw), lone surrogates escaped as ``\\udXXX``, and numbers formatted like
-JavaScript (``1`` not ``1.0``, ``0.000003`` not ``3e-06``). Reading splits on LF bytes only, so
-U+2028 inside a string never splits a line, and tolerates one trailing CR.
+Session files and the JSON/RPC stream are both written here, so both spell values the same way:
+JavaScript ``JSON.stringify``, byte for byte. Compact separators, raw UTF-8 (U+2028/U+2029 stay
+raw), lone surrogates escaped as ``\udXXX``, and numbers formatted like JavaScript (``1`` not
+``1.0``, ``0.000003`` not ``3e-06``; see :mod:`knightcode._session.jsnumber`). Reading splits on LF
+bytes only, so U+2028 inside a string never splits a line, and tolerates one trailing CR.
 
-The common case stays on the C encoder: the slower JavaScript-compatible encoder runs only for
-values holding a float whose Python spelling differs from JavaScript's, or a lone surrogate.
+Why it is fast: the standard library's C encoder already writes strings, integers, ``true``,
+``false`` and ``null`` as JavaScript does; its float spellings differ only in forms that contain
+``.0`` before a delimiter (``1.0``, ``-0.0``) or an exponent sign (``3e-06``, ``1e+16``). So the C
+encoder's output is searched for those three forms (substring searches in C, no Python walk over the
+values); only on a match — a float, or text inside a string that looks like one — is the value
+walked, and re-encoded in Python if it really holds such a float.
+
+A value holding a large list (a ``get_messages`` response, ``agent_end`` with a whole run) is
+encoded element by element (:func:`iter_line`): a false alarm or a real float then costs one
+element, not the whole value, and a writer can send the line in chunks instead of building a
+100 MB string (which CPython stores at 4 bytes per character as soon as it holds one emoji).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
+from typing import Any, NoReturn
 
-__all__ = ["dumps", "encode_line", "js_number", "parse_line"]
+from knightcode._session.jsnumber import encode_js, js_number
 
-_fast = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+__all__ = [
+    "dumps",
+    "encode_line",
+    "holds_large_list",
+    "iter_line",
+    "js_number",
+    "parse_line",
+]
+
+LARGE_LIST = 64
+"""A list at least this long (within two levels of dicts) is encoded element by element."""
+
+_CHUNK_BYTES = 1 << 20  # iter_line yields chunks of about this size
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# One C encoder for every call: JSONEncoder.encode would build a new one (and a closure) each time.
+# Without a markers dict it does not detect cycles; a cycle ends in RecursionError, after which the
+# value is encoded again by the checking encoder to raise the usual ValueError.
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)  # absent outside CPython
+_encode_c: Callable[[object, int], Sequence[str]] | None = None
+_encode_c_ascii: Callable[[object, int], Sequence[str]] | None = None
+if _make_c_encoder is not None:
+    _encode_c = _make_c_encoder(
+        None, _encoder.default, encode_basestring, None, ":", ",", False, False, False
+    )
+    _encode_c_ascii = _make_c_encoder(
+        None, _encoder.default, encode_basestring_ascii, None, ":", ",", False, False, False
+    )
+_INTEGRAL = re.compile(r"\.0[,\]}]")  # Python's 1.0 and -0.0 inside a container
+_NEG_EXPONENT = re.compile(r"e-\d")  # Python's 3e-06 and 1e-07
+_POS_EXPONENT = re.compile(r"e\+\d")  # Python's 1e+16
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
 _decoder = json.JSONDecoder(parse_constant=_reject_constant)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def js_number(value: float) -> str:
-    """Spell a float like JavaScript's ``Number.prototype.toString`` (ECMA-262 7.1.12.1).
-
-    Non-finite numbers become ``null``, as ``JSON.stringify`` writes them.
-    """
-    if not math.isfinite(value):
-        return "null"
-    if value == 0:
-        return "0"  # also -0, which JavaScript prints as "0"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)  # shortest round-trip digits, which JavaScript uses too
-    sign = ""
-    if text[0] == "-":
-        sign, text = "-", text[1:]
-    mantissa, _, exp_text = text.partition("e")
-    int_part, _, frac_part = mantissa.partition(".")
-    digits = (int_part + frac_part).lstrip("0")
-    exponent = (int(exp_text) if exp_text else 0) - len(frac_part)  # value = digits * 10**exponent
-    stripped = digits.rstrip("0")
-    exponent += len(digits) - len(stripped)
-    digits = stripped
-    k = len(digits)
-    n = k + exponent  # position of the decimal point relative to the digits
-    if k <= n <= 21:
-        body = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * (-n) + digits
-    else:
-        e = n - 1
-        body = (
-            (digits if k == 1 else digits[0] + "." + digits[1:])
-            + ("e+" if e >= 0 else "e-")
-            + str(abs(e))
-        )
-    return sign + body
+def _c_text(value: object) -> str:
+    if _encode_c is None:  # not CPython: the pure-Python encoder, same output
+        return _encoder.encode(value)
+    try:
+        return "".join(_encode_c(value, 0))
+    except RecursionError:
+        return _encoder.encode(value)  # raises ValueError for a cycle; else recurses the same
 
 
-def _float_differs(value: float) -> bool:
-    # Python's repr agrees with JavaScript except for integral values (1.0 vs 1), non-finite
-    # values, and magnitudes below 1e-4 (Python switches to 1e-05 where JavaScript writes 0.00001).
-    if not math.isfinite(value):
-        return True
-    magnitude = abs(value)
-    return (value.is_integer() and magnitude < 1e21) or magnitude < 1e-4
+def _may_hold_python_floats(text: str) -> bool:
+    # One-character tests first (memchr): most records have no "." "-" or "+" outside their text.
+    return (
+        ("." in text and (_INTEGRAL.search(text) is not None or text.endswith(".0")))
+        or ("-" in text and _NEG_EXPONENT.search(text) is not None)
+        or ("+" in text and _POS_EXPONENT.search(text) is not None)
+    )
 
 
-def _needs_js_encoder(value: Any) -> bool:
-    stack = [value]
+def _differing_floats(value: object) -> list[float]:
+    # Every float of the value whose Python spelling differs from JavaScript's (see
+    # jsnumber.float_differs, inlined: this loop runs over every value of a suspect record).
+    found: list[float] = []
+    stack: list[object] = [value]
     while stack:
-        item = stack.pop()
+        container = stack.pop()
+        if isinstance(container, dict):
+            items: Iterable[object] = container.values()
+        elif isinstance(container, (list, tuple)):
+            items = container
+        else:
+            items = (container,)  # the value itself is not a container
+        for item in items:
+            kind = type(item)
+            if kind is str or kind is int:
+                continue
+            if isinstance(item, float):
+                magnitude = abs(item)
+                if (
+                    magnitude < 1e-4
+                    or (magnitude < 1e21 and item.is_integer())
+                    or magnitude != magnitude
+                    or magnitude == math.inf
+                ):
+                    found.append(item)
+            elif isinstance(item, (dict, list, tuple)):
+                stack.append(item)
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _number_tokens(spellings: tuple[str, ...]) -> re.Pattern[str]:
+    # These spellings as number tokens: followed by a delimiter, so never a key (keys are quoted).
+    # Leftmost-longest alternatives match a whole token: a token that ends in one of them (10.0,
+    # 1.5e-07) is itself a spelling to replace, so it is in the set and matches from its start.
+    alternatives = "|".join(re.escape(text) for text in sorted(spellings, key=len, reverse=True))
+    return re.compile(rf"(?:{alternatives})(?=[,\]}}])")
+
+
+@functools.lru_cache(maxsize=1024)
+def _js_spelling(python: str) -> str:
+    return js_number(float(python))
+
+
+def _fix_floats(value: object, text: str) -> str:
+    # The C encoder's text with Python float spellings replaced by JavaScript's. Each float of the
+    # value is one token match; more matches mean a string holds one of the spellings before a
+    # delimiter, and then the value is encoded in Python instead.
+    floats = _differing_floats(value)
+    if not floats:
+        return text  # a false alarm: text inside a string looked like a float
+    if isinstance(value, float):
+        return js_number(value)
+    spellings = {float.__repr__(number) for number in floats}  # finite: C refused NaN
+    pattern = _number_tokens(tuple(sorted(spellings)))
+    if len(spellings) == 1:
+        fixed, count = pattern.subn(_js_spelling(spellings.pop()), text)
+    else:
+        fixed, count = pattern.subn(lambda match: _js_spelling(match[0]), text)
+    return fixed if count == len(floats) else encode_js(value)
+
+
+def _encode_element(value: object) -> str:
+    # _encode_value for an element of a large list. The C encoder is ~30% faster when it may
+    # escape non-ASCII text, and most elements have none: their text is then the same either
+    # way. An element whose text has a \u escape (non-ASCII, a control character, a surrogate)
+    # is encoded again with raw Unicode.
+    if _encode_c_ascii is None:
+        return _encode_value(value)
+    try:
+        text = "".join(_encode_c_ascii(value, 0))
+    except (ValueError, RecursionError):
+        return _encode_value(value)  # NaN, infinity or a cycle: the usual path says which
+    if "\\u" in text:
+        return _encode_value(value)
+    return _fix_floats(value, text) if _may_hold_python_floats(text) else text
+
+
+def _encode_value(value: object) -> str:
+    # JavaScript-compatible text of one value; lone surrogates not yet escaped.
+    try:
+        text = _c_text(value)
+    except ValueError as error:
+        if "Circular" in str(error):
+            raise
+        return encode_js(value)  # NaN or an infinity, which JavaScript writes as null
+    return _fix_floats(value, text) if _may_hold_python_floats(text) else text
+
+
+def holds_large_list(value: object) -> bool:
+    """Whether ``value`` is a dict with a list of :data:`LARGE_LIST` items or more, directly or in
+    a dict value (the shapes of ``{"messages": [...]}`` and ``{"data": {"messages": [...]}}``).
+    """
+    if type(value) is not dict:
+        return False
+    for item in value.values():
         kind = type(item)
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif kind is float and _float_differs(item):
-            return True
+        if kind is list:
+            if len(item) >= LARGE_LIST:
+                return True
+        elif kind is dict:
+            for inner in item.values():
+                if type(inner) is list and len(inner) >= LARGE_LIST:
+                    return True
     return False
 
 
-def _encode_js(value: Any, out: list[str]) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, str):
-        out.append(_fast.encode(value))
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(js_number(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        first = True
+def _key_text(key: object) -> str:
+    if isinstance(key, str):
+        return encode_basestring(key)
+    return _c_text({key: 0})[1:-2]  # the C encoder's own spelling of a non-string key
+
+
+def _pieces(value: object) -> Iterator[str]:
+    # The text of a value holding a large list, in pieces: dicts down to the list, then one piece
+    # per element.
+    if type(value) is dict:
+        separator = "{"
         for key, item in value.items():
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_fast.encode(key if isinstance(key, str) else str(key)))
-            out.append(":")
-            _encode_js(item, out)
-        out.append("}")
-    elif isinstance(value, (list, tuple)):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _encode_js(item, out)
-        out.append("]")
+            yield separator + _key_text(key) + ":"
+            separator = ","
+            kind = type(item)
+            if (kind is list and len(item) >= LARGE_LIST) or (
+                kind is dict and holds_large_list(item)
+            ):
+                yield from _pieces(item)
+            else:
+                yield _encode_value(item)
+        yield "}"  # not empty: it holds the large list
     else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+        assert type(value) is list
+        separator = "["
+        for item in value:
+            yield separator
+            separator = ","
+            yield _encode_element(item)
+        yield "]"
 
 
 def _escape_surrogates(text: str) -> str:
@@ -134,30 +237,54 @@ def _escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", joined)
 
 
-def _encode(value: Any) -> str:
-    # JavaScript-compatible text, lone surrogates not yet escaped.
-    if not _needs_js_encoder(value):
-        return _fast.encode(value)
-    parts: list[str] = []
-    _encode_js(value, parts)
-    return "".join(parts)
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # only lone surrogates cannot be encoded
+        return _escape_surrogates(text).encode("utf-8")
 
 
-def dumps(value: Any) -> str:
-    """Serialise ``value`` exactly like JavaScript ``JSON.stringify`` (compact, raw Unicode)."""
-    text = _encode(value)
+def dumps(value: object) -> str:
+    """Serialise ``value`` exactly like JavaScript ``JSON.stringify`` (compact, raw Unicode).
+
+    :raises TypeError: for a value JSON cannot hold (a set, an object)
+    :raises ValueError: for a value that contains itself
+    """
+    text = "".join(_pieces(value)) if holds_large_list(value) else _encode_value(value)
     if not text.isascii() and _SURROGATE.search(text):
         text = _escape_surrogates(text)
     return text
 
 
-def encode_line(value: Any) -> bytes:
+def encode_line(value: object) -> bytes:
     """One JSONL record: ``dumps(value)`` as UTF-8 plus a single LF."""
-    text = _encode(value)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # only lone surrogates cannot be encoded
-        return _escape_surrogates(text).encode("utf-8") + b"\n"
+    if holds_large_list(value):
+        return b"".join(iter_line(value))
+    return _utf8(_encode_value(value) + "\n")
+
+
+def iter_line(value: object) -> Iterator[bytes]:
+    """:func:`encode_line` in chunks of about a megabyte, encoded as they are consumed.
+
+    A writer sends a large record this way without holding it whole; a small one is one chunk.
+    """
+    if not holds_large_list(value):
+        yield encode_line(value)
+        return
+    group: list[bytes] = []
+    size = 0
+    for piece in _pieces(value):
+        # Each piece to UTF-8 at once (a copy for the ASCII-only most): a piece holding an emoji
+        # does not widen a whole chunk's text to 4 bytes per character.
+        data = _utf8(piece)
+        group.append(data)
+        size += len(data)
+        if size >= _CHUNK_BYTES:
+            yield b"".join(group)
+            group.clear()
+            size = 0
+    group.append(b"\n")
+    yield b"".join(group)
 
 
 def parse_line(line: bytes) -> Any:

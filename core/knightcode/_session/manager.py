@@ -130,7 +130,7 @@ class SessionManager(EntryAppender):
             self._file = file
             return
         self._header = loaded.header
-        self._index = EntryIndex(loaded.entries)
+        self._index = EntryIndex(loaded.entries, loaded.by_id, loaded.labels)
         self._persisted = 1 + len(loaded.entries)
         self.load_report = loaded.report
         self._file = file

@@ -11,6 +11,7 @@ rendered byte for byte like the reference tool, so a context built here equals t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from knightcode._session.ids import iso_to_epoch_ms
 from knightcode._types.messages import (
@@ -130,30 +131,32 @@ def _user(content: list[TextContent | ImageContent], timestamp: int) -> UserMess
     return {"role": "user", "content": content, "timestamp": timestamp}
 
 
+_PROVIDER_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
 def convert_to_llm(messages: list[AgentMessage]) -> list[LlmMessage]:
     """Map agent messages to provider messages, dropping ``!!`` commands and unknown roles."""
     result: list[LlmMessage] = []
+    append = result.append
+    provider_roles = _PROVIDER_ROLES
     for message in messages:
-        if (
-            message["role"] == "user"
-            or message["role"] == "assistant"
-            or message["role"] == "toolResult"
-        ):
-            result.append(message)
+        role = message["role"]
+        if role in provider_roles:  # the bulk of a session: passed on as they are
+            append(cast(LlmMessage, message))
         elif message["role"] == "bashExecution":
             if not message.get("excludeFromContext"):
                 text = bash_execution_to_text(message)
-                result.append(_user([{"type": "text", "text": text}], message["timestamp"]))
+                append(_user([{"type": "text", "text": text}], message["timestamp"]))
         elif message["role"] == "custom":
             content = message["content"]
             blocks: list[TextContent | ImageContent] = (
                 [{"type": "text", "text": content}] if isinstance(content, str) else content
             )
-            result.append(_user(blocks, message["timestamp"]))
+            append(_user(blocks, message["timestamp"]))
         elif message["role"] == "branchSummary":
             text = BRANCH_SUMMARY_PREFIX + message["summary"] + BRANCH_SUMMARY_SUFFIX
-            result.append(_user([{"type": "text", "text": text}], message["timestamp"]))
+            append(_user([{"type": "text", "text": text}], message["timestamp"]))
         elif message["role"] == "compactionSummary":
             text = COMPACTION_SUMMARY_PREFIX + message["summary"] + COMPACTION_SUMMARY_SUFFIX
-            result.append(_user([{"type": "text", "text": text}], message["timestamp"]))
+            append(_user([{"type": "text", "text": text}], message["timestamp"]))
     return result

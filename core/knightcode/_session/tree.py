@@ -146,16 +146,27 @@ class EntryIndex:
 
     __slots__ = ("by_id", "entries", "has_assistant", "label_timestamps", "labels", "leaf_id")
 
-    def __init__(self, entries: Iterable[SessionEntry] = ()) -> None:
+    def __init__(
+        self,
+        entries: Iterable[SessionEntry] = (),
+        by_id: dict[str, SessionEntry] | None = None,
+        label_entries: Iterable[SessionEntry] | None = None,
+    ) -> None:
+        """Index ``entries``; ``by_id`` and ``label_entries`` (the ``label`` entries in order)
+        may be given when the caller gathered them already (the loader does, while parsing).
+        """
         self.entries: list[SessionEntry] = list(entries)
         # One pass in C for the id map; the leaf is the last entry in *file order*.
-        self.by_id: dict[str, SessionEntry] = {entry["id"]: entry for entry in self.entries}
+        self.by_id: dict[str, SessionEntry] = (
+            by_id if by_id is not None else {entry["id"]: entry for entry in self.entries}
+        )
         self.leaf_id: str | None = self.entries[-1]["id"] if self.entries else None
         self.labels: dict[str, str] = {}
         self.label_timestamps: dict[str, str] = {}
-        for entry in self.entries:
-            if entry["type"] == "label":
-                self._apply_label(entry)
+        if label_entries is None:
+            label_entries = [entry for entry in self.entries if entry["type"] == "label"]
+        for entry in label_entries:
+            self._apply_label(entry)
         self.has_assistant = any(_is_assistant(entry) for entry in self.entries)
 
     def add(self, entry: SessionEntry) -> None:
