@@ -25,7 +25,6 @@ from knightcode import (
     is_context_overflow,
 )
 
-from .compactor import Outcome, run_compaction
 from .state import BREAKER_LIMIT, AgentState, effective_settings, state_of
 
 if TYPE_CHECKING:
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
         NotifyLevel,
         SessionView,
     )
+
+    from .compactor import Outcome
 
 __all__ = ["check", "context_tokens", "recover", "should_compact"]
 
@@ -109,6 +110,8 @@ async def check(
         return None
     state = state_of(agent)
     if trigger == "manual":
+        from .compactor import run_compaction
+
         outcome = await run_compaction(agent, ctx, "manual", custom_instructions=custom)
         if outcome.compacted:
             state.low_yield_streak, state.breaker_open = 0, False
@@ -142,6 +145,8 @@ async def check(
         return None
     if state.breaker_open:
         return None
+    from .compactor import run_compaction  # the machinery, only once compaction is due
+
     outcome = await run_compaction(agent, ctx, "threshold", allow_fallback=True)
     _count_yield(agent, ctx, state, outcome, settings)
     return outcome.verdict()
@@ -179,6 +184,8 @@ async def recover(
     if trigger == "length" and not _early_length(message, model):
         return None  # the answer used the model's whole output limit: compacting cannot help
     state.recovery_attempted, state.recovery_trigger = True, trigger
+    from .compactor import run_compaction
+
     if message["stopReason"] == "stop":
         # A silent overflow (more input reported than the window holds): the answer itself is
         # fine, so it stays and is not asked again; the context is compacted for what follows.

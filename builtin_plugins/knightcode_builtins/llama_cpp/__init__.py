@@ -106,13 +106,14 @@ async def session_start(ctx: HookContext) -> None:
     background so the picker lists them without delaying start-up. A one-shot ``-p``/JSON run
     never picks another model, so it does not touch the router at all.
     """
-    from knightcode_builtins.llama_cpp.session_model import refresh_registry, sync_session_model
-
     agent = ctx.agent
     if agent is not None and agent.model.provider == PROVIDER:
+        from knightcode_builtins.llama_cpp.session_model import sync_session_model
+
         await sync_session_model(ctx)
-        return
-    if ctx.has_ui:
+    elif ctx.has_ui:
+        from knightcode_builtins.llama_cpp.session_model import refresh_registry
+
         ctx.spawn(refresh_registry(ctx))  # owned by knightcode: cancelled when the session ends
 
 

@@ -40,6 +40,7 @@ from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
 from knightcode._llm.builtin import BUILTIN_PROVIDERS
 from knightcode._llm.discovery import DiscoveredState
+from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode._llm.openai_completions import stream_openai_completions
 from knightcode._llm.providers import ProviderSpec, apply_models_file, build_models, plugin_spec
@@ -318,7 +319,7 @@ class ModelRegistry(DynamicModels):
         # One client (one connection pool) per event loop: a pool cannot outlive its loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop or self._client.is_closed:
-            self._client = httpx.AsyncClient(proxy=self.proxy)
+            self._client = make_client(self.proxy)
             self._client_loop = loop
         return self._client
 
