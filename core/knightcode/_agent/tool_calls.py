@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from knightcode._agent.validation import validate_arguments
-from knightcode._plugins.results import UNCHANGED
 
 if TYPE_CHECKING:
     from knightcode._agent.loop_types import EmitFn, LoopConfig
@@ -182,6 +181,8 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
             patched = result.copy()
             if isinstance(patch.content, list):
                 patched["content"] = patch.content
+            from knightcode._plugins.results import UNCHANGED  # loaded: a plugin patched
+
             if patch.details is not UNCHANGED:
                 patched["details"] = patch.details
             result = patched

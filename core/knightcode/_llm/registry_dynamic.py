@@ -10,18 +10,17 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError
-from knightcode._llm.classify import (
-    Classification,
-    ClassificationError,
-    ClassifyRequest,
-    Question,
-    parse_questions,
-)
 from knightcode._llm.discovery import DiscoveredModels, DiscoveredState, ProviderAccess
 from knightcode._llm.providers import ProviderSpec
 from knightcode._llm.types import Model
+
+if TYPE_CHECKING:
+    # Imported when a classifier is first asked: most runs never classify (3 ms of start-up).
+    from knightcode._llm.classify import Classification, Question
 
 __all__ = ["DynamicModels"]
 
@@ -158,6 +157,13 @@ class DynamicModels:
         :raises ClassificationError: unknown classifier, invalid questions, or the provider failed
             (the message says what to do)
         """
+        from knightcode._llm.classify import (
+            Classification,
+            ClassificationError,
+            ClassifyRequest,
+            parse_questions,
+        )
+
         classifier = await self._classifier(model, signal)
         request = ClassifyRequest(state, parse_questions(questions), temperature, signal)
         spec = self._specs.get(classifier.provider)
@@ -175,6 +181,8 @@ class DynamicModels:
         return result
 
     async def _classifier(self, model: Model | str, signal: AbortSignal | None) -> Model:
+        from knightcode._llm.classify import ClassificationError
+
         if isinstance(model, Model):
             if model.kind != "classifier":
                 raise ClassificationError(

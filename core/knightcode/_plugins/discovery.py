@@ -71,21 +71,35 @@ def allowed_entry_points(
     return {name.strip() for name in value.split(",") if name.strip()}
 
 
-def entry_point_candidates(group: str, kind: PluginKind, prefix: str) -> list[Candidate]:
-    """Entry points of ``group`` from the installed metadata, in name order (deterministic),
-    filtered by ``KNIGHTCODE_LOAD_PLUGINS`` when it is set.
+def entry_point_candidates(
+    group: str,
+    kind: PluginKind,
+    prefix: str,
+    installed: importlib_metadata.EntryPoints | None = None,
+) -> list[Candidate]:
+    """Entry points of ``group`` from the installed metadata (``installed``, when the caller
+    read it already), in name order (deterministic), filtered by ``KNIGHTCODE_LOAD_PLUGINS``
+    when it is set.
     """
-    # importlib_metadata (the backport) rather than the stdlib copy: same API on every
-    # supported Python, and the faster entry-point scan of recent releases.
-    import importlib_metadata
-
     found: dict[str, Candidate] = {}
-    for ep in importlib_metadata.entry_points(group=group):
+    entry_points = installed if installed is not None else installed_entry_points()
+    for ep in entry_points.select(group=group):
         # Two distributions can declare one name (e.g. an editable install beside a wheel);
         # the first one the path yields is the one Python would import.
         found.setdefault(ep.name, Candidate(f"{prefix}{ep.name}", kind, ep.value, entry_point=ep))
     allowed = allowed_entry_points()
     return [found[name] for name in sorted(found) if allowed is None or found[name].name in allowed]
+
+
+def installed_entry_points() -> importlib_metadata.EntryPoints:
+    """Every installed entry point. Scanning the installed distributions costs milliseconds:
+    read them once and select each group from the result.
+    """
+    # importlib_metadata (the backport) rather than the stdlib copy: same API on every
+    # supported Python, and the faster entry-point scan of recent releases.
+    import importlib_metadata
+
+    return importlib_metadata.entry_points()
 
 
 def _is_extension_file(path: Path) -> bool:

@@ -17,22 +17,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from knightcode._abort import Aborted
-from knightcode._plugins.results import (
-    UNCHANGED,
-    AgentStartChanges,
-    Cancel,
-    Handled,
-    PluginMessage,
-    ToolResultPatch,
-    Transform,
-    WrongResult,
-    parse_agent_start,
-    parse_input,
-    parse_patch,
-)
+from knightcode._plugins.parsing import WrongResult, parse_agent_start, parse_input, parse_patch
+
+if TYPE_CHECKING:
+    from knightcode._plugins.results import PluginMessage, ToolResultPatch
 
 _R = TypeVar("_R")
 _V = TypeVar("_V")
@@ -111,9 +102,10 @@ async def _isolated(call: Call, handler: Handler, parse: Parser[_R]) -> _R | Non
 
 
 def _ignore(value: object) -> None:
-    from knightcode._plugins.results import parse_nothing
+    if value is not None:
+        from knightcode._plugins.parsing import parse_nothing
 
-    parse_nothing(value)
+        parse_nothing(value)
 
 
 async def notify(call: Call) -> None:
@@ -122,12 +114,18 @@ async def notify(call: Call) -> None:
         await _isolated(call, handler, _ignore)
 
 
+def _is_cancel(result: object) -> bool:
+    from knightcode._plugins.results import Cancel  # a handler answered: the module is loaded
+
+    return isinstance(result, Cancel)
+
+
 async def cancel_or_last(call: Call, parse: Parser[_R]) -> _R | None:
     """CANCEL_OR_LAST: the first :class:`Cancel` wins at once; otherwise the last answer."""
     kept: _R | None = None
     for handler in call.handlers:
         result = await _isolated(call, handler, parse)
-        if isinstance(result, Cancel):
+        if result is not None and _is_cancel(result):
             return result
         if result is not None:
             kept = result
@@ -177,6 +175,8 @@ async def patch_chain(call: Call) -> ToolResultPatch | None:
     """PATCH_CHAIN: patches apply field by field; each handler sees the patched values. The
     result is the combined patch (None when nobody patched).
     """
+    from knightcode._plugins.results import UNCHANGED, ToolResultPatch
+
     patched = False
     for handler in call.handlers:
         patch = await _isolated(call, handler, parse_patch)
@@ -209,7 +209,7 @@ async def collect_and_chain(call: Call) -> AgentStartOutcome:
     messages: list[PluginMessage] = []
     for handler in call.handlers:
         changes = await _isolated(call, handler, parse_agent_start)
-        if not isinstance(changes, AgentStartChanges):
+        if changes is None:
             continue
         if changes.message is not None:
             messages.append(changes.message)
@@ -229,6 +229,8 @@ class InputOutcome:
 
 async def input_chain(call: Call) -> InputOutcome:
     """INPUT_CHAIN: transforms chain (text and images); the first :class:`Handled` stops."""
+    from knightcode._plugins.results import Handled, Transform
+
     for handler in call.handlers:
         result = await _isolated(call, handler, parse_input)
         if isinstance(result, Handled):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from knightcode._plugins import dispatch
 from knightcode._plugins.combine import Rule
 from knightcode._plugins.dispatch import AgentStartOutcome, Call, InputOutcome
-from knightcode._plugins.results import (
+from knightcode._plugins.parsing import (
     parse_backend,
     parse_bash,
     parse_block,

@@ -24,6 +24,7 @@ from knightcode._plugins.discovery import (
     allowed_entry_points,
     dedupe,
     entry_point_candidates,
+    installed_entry_points,
     matches_block,
     path_candidates,
     scan_extension_dir,
@@ -103,7 +104,10 @@ def make_plan(options: HostOptions) -> LoadPlan:
     errors: list[ConfigError] = []
     setting_paths, blocks = _split_entries(settings, errors)
 
-    found: list[Candidate] = entry_point_candidates(BUILTIN_GROUP, PluginKind.BUILTIN, "builtin:")
+    installed = installed_entry_points()  # one scan for both groups
+    found: list[Candidate] = entry_point_candidates(
+        BUILTIN_GROUP, PluginKind.BUILTIN, "builtin:", installed
+    )
     declared = {candidate.name.removeprefix("builtin:") for candidate in found}
     allowed = allowed_entry_points()
     missing = [
@@ -112,7 +116,7 @@ def make_plan(options: HostOptions) -> LoadPlan:
         if name not in declared and (allowed is None or f"builtin:{name}" in allowed)
     ]
     if not options.no_extensions:
-        found += entry_point_candidates(PACKAGE_GROUP, PluginKind.PACKAGE, "plugin:")
+        found += entry_point_candidates(PACKAGE_GROUP, PluginKind.PACKAGE, "plugin:", installed)
         found += scan_extension_dir(options.agent_dir / "extensions", PluginKind.USER)
         if trust.trusted:
             found += scan_extension_dir(
