@@ -176,8 +176,19 @@ def test_unknown_top_level_keys_are_kept_for_plugins(
     write_json(global_settings, {"myPlugin": {"colour": "red"}, "theme": "x"})
     settings = load(agent_dir, project_dir)
     assert settings.get("myPlugin.colour") == "red"
-    assert settings.model.model_extra == {"myPlugin": {"colour": "red"}}
+    assert settings.model.extra == {"myPlugin": {"colour": "red"}}
     assert settings.model.theme == "x"
+
+
+def test_snake_case_names_are_not_settings(
+    agent_dir: Path, project_dir: Path, write_json: WriteJson, global_settings: Path
+) -> None:
+    # Only the camelCase names are read, here as by the raw readers (compaction_for …).
+    write_json(global_settings, {"retry": {"max_retries": 5}, "tool_timeout_ms": "x"})
+    model = load(agent_dir, project_dir).model
+    assert model.retry.max_retries == 3
+    assert model.retry.extra == {"max_retries": 5}
+    assert model.extra == {"tool_timeout_ms": "x"}
 
 
 def test_model_uses_camel_case_json_names(

@@ -1,8 +1,9 @@
 """Reading the global and project ``settings.json`` into one :class:`Settings`.
 
-This module is on the start-up path of every command, so it imports neither pydantic nor the
-settings models at import time: ``Settings.model`` imports them when first used, and the values
-read before that (extensions, session directory, compaction budgets) are checked without them.
+This module is on the start-up path of every command, so it does not import the settings tables
+at import time: ``Settings.model`` imports them when first used (``--help`` never does), and the
+values read before that (extensions, session directory, compaction budgets) are checked without
+them.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Settings:
     """The user's settings: the global file with the trusted project file merged over it.
 
     Build it with :meth:`load`. ``merged`` is the raw JSON; :attr:`model` validates all of it,
-    and the accessor methods read and check single values without importing pydantic.
+    and the accessor methods read and check single values without the settings tables.
 
     :param global_path: ``<agent-dir>/settings.json``
     :param project_path: ``<cwd>/.knightcode/settings.json`` (whether or not it was read)

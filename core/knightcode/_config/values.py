@@ -1,10 +1,10 @@
-"""Checks for individual setting values, shared by the pydantic models and the raw readers.
+"""Checks for individual setting values, shared by the settings tables and the raw readers.
 
 Each ``check_*`` function returns None for a good value or the problem text a person reads
-(``expected a non-negative integer, got -1``). The same functions back the pydantic models in
-:mod:`knightcode._config.settings` and the pydantic-free readers on start-up paths
-(``extensions``, ``sessionDir``, compaction budgets), so a value is judged, and worded, the same
-way wherever it is read. Nothing here imports pydantic.
+(``expected a non-negative integer, got -1``). The same functions back the tables in
+:mod:`knightcode._config.settings` and the raw readers on start-up paths (``extensions``,
+``sessionDir``, compaction budgets), so a value is judged, and worded, the same way wherever it
+is read.
 """
 
 from __future__ import annotations

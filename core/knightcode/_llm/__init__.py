@@ -6,7 +6,7 @@ models.json) and their keys, and :meth:`ModelRegistry.stream` dispatches to the 
 model's API. :mod:`knightcode._llm.errors` classifies failures for retry and compaction.
 
 Names are imported on first use: ``from knightcode._llm.errors import is_retryable`` must not pay
-for httpx and pydantic.
+for httpx.
 """
 
 from __future__ import annotations

@@ -8,45 +8,42 @@ Every way a value can be wrong becomes one line naming the file and the dotted f
 (on one line).
 
 Unknown keys are errors (a misspelt ``contextwindow`` silently ignored would cost an afternoon).
-This module imports pydantic; the registry imports it only when it reads a models.json.
+The tables are declared with :mod:`knightcode._config.schema` rather than pydantic, for start-up
+time: every run with a models.json reads it (see there).
 """
 
 from __future__ import annotations
 
-import difflib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
-
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
-from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails, PydanticCustomError
 
 from knightcode._config import values
+from knightcode._config.schema import (
+    Checked,
+    Field,
+    ListOf,
+    MapOf,
+    Section,
+    SectionOf,
+    Spec,
+    nested,
+    nullable,
+)
+from knightcode._config.values import InvalidSetting
 from knightcode._errors import ConfigError
 from knightcode._llm.types import KNOWN_APIS
 
 __all__ = [
+    "CostConfig",
     "ModelConfig",
+    "ModelOverride",
     "ModelsFile",
     "ProviderConfig",
     "models_json_error",
     "parse_model_configs",
     "parse_models_file",
 ]
-
-_ERROR_TYPE = "knightcode_models"
-
-
-def _checked(check: Callable[[object], str | None]) -> PlainValidator:
-    def validate(value: object) -> object:
-        problem = check(value)
-        if problem is not None:
-            raise PydanticCustomError(_ERROR_TYPE, "{problem}", {"problem": problem})
-        return value
-
-    return PlainValidator(validate)
 
 
 def _positive_int(value: object) -> str | None:
@@ -94,101 +91,86 @@ def _string_map(value: object) -> str | None:
     return None
 
 
-PositiveInt = Annotated[int, _checked(_positive_int)]
-Price = Annotated[float, _checked(_price)]
-NonEmpty = Annotated[str, _checked(_non_empty_str)]
-Text = Annotated[str, _checked(values.check_str)]
-Flag = Annotated[bool, _checked(values.check_bool)]
-Api = Annotated[str, _checked(_api)]
-Inputs = Annotated[list[str], _checked(_inputs)]
-StringMap = Annotated[dict[str, str], _checked(_string_map)]
-Obj = Annotated[dict[str, object], _checked(values.check_object)]
+POSITIVE_INT: Spec[int] = Checked(_positive_int)
+PRICE: Spec[float] = Checked(_price)
+NON_EMPTY: Spec[str] = Checked(_non_empty_str)
+TEXT: Spec[str] = Checked(values.check_str)
+FLAG: Spec[bool] = Checked(values.check_bool)
+API: Spec[str] = Checked(_api)
+INPUTS: Spec[list[str]] = Checked(_inputs)
+STRING_MAP: Spec[dict[str, str]] = Checked(_string_map)
+OBJECT: Spec[dict[str, object]] = Checked(values.check_object)
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+class _Strict(Section):
+    """A models.json object: an unknown key is an error, with a hint when it looks misspelt."""
+
+    unknown_keys = "reject"
+
+    @classmethod
+    def unknown_key_problem(cls, key: str) -> str:
+        import difflib  # only for an error message
+
+        known = CostConfig.keys | ModelConfig.keys | ModelOverride.keys | ProviderConfig.keys
+        close = difflib.get_close_matches(key, sorted(known), n=1)
+        return "unknown key" + (f' (did you mean "{close[0]}"?)' if close else "")
 
 
-class CostConfig(_Section):
+class CostConfig(_Strict):
     """``cost``: dollars per million tokens."""
 
-    input: Price = 0.0
-    output: Price = 0.0
-    cache_read: Price = 0.0
-    cache_write: Price = 0.0
+    input = Field("input", PRICE, 0.0)
+    output = Field("output", PRICE, 0.0)
+    cache_read = Field("cacheRead", PRICE, 0.0)
+    cache_write = Field("cacheWrite", PRICE, 0.0)
 
 
-class ModelConfig(_Section):
+class ModelConfig(_Strict):
     """One entry of a provider's ``models``."""
 
-    id: NonEmpty
-    name: Text | None = None
-    api: Api | None = None
-    reasoning: Flag = False
-    input: Inputs = Field(default_factory=lambda: ["text"])
-    context_window: PositiveInt = 128000
-    max_tokens: PositiveInt = 16384
-    cost: CostConfig = Field(default_factory=CostConfig)
-    headers: StringMap = Field(default_factory=dict)
-    compat: Obj = Field(default_factory=dict)
+    id = Field("id", NON_EMPTY)
+    name = Field("name", nullable(TEXT), None)
+    api = Field("api", nullable(API), None)
+    reasoning = Field("reasoning", FLAG, False)
+    input = Field("input", INPUTS, factory=lambda: ["text"])
+    context_window = Field("contextWindow", POSITIVE_INT, 128000)
+    max_tokens = Field("maxTokens", POSITIVE_INT, 16384)
+    cost = nested("cost", CostConfig)
+    headers = Field("headers", STRING_MAP, factory=dict)
+    compat = Field("compat", OBJECT, factory=dict)
 
 
-class ModelOverride(_Section):
+class ModelOverride(_Strict):
     """An entry of ``modelOverrides``: changes to a built-in model (every field optional)."""
 
-    name: Text | None = None
-    reasoning: Flag | None = None
-    input: Inputs | None = None
-    context_window: PositiveInt | None = None
-    max_tokens: PositiveInt | None = None
-    cost: Obj | None = None
-    headers: StringMap | None = None
-    compat: Obj | None = None
+    name = Field("name", nullable(TEXT), None)
+    reasoning = Field("reasoning", nullable(FLAG), None)
+    input = Field("input", nullable(INPUTS), None)
+    context_window = Field("contextWindow", nullable(POSITIVE_INT), None)
+    max_tokens = Field("maxTokens", nullable(POSITIVE_INT), None)
+    # Checked as a whole once merged over the model's cost (see providers._apply_overrides).
+    cost = Field("cost", nullable(OBJECT), None)
+    headers = Field("headers", nullable(STRING_MAP), None)
+    compat = Field("compat", nullable(OBJECT), None)
 
 
-class ProviderConfig(_Section):
+class ProviderConfig(_Strict):
     """``providers.<name>``."""
 
-    base_url: NonEmpty | None = None
-    api: Api | None = None
-    api_key: NonEmpty | None = None
-    headers: StringMap = Field(default_factory=dict)
-    compat: Obj = Field(default_factory=dict)
-    models: list[ModelConfig] | None = None
-    model_overrides: dict[str, ModelOverride] = Field(default_factory=dict)
+    base_url = Field("baseUrl", nullable(NON_EMPTY), None)
+    api = Field("api", nullable(API), None)
+    api_key = Field("apiKey", nullable(NON_EMPTY), None)
+    headers = Field("headers", STRING_MAP, factory=dict)
+    compat = Field("compat", OBJECT, factory=dict)
+    models = Field("models", nullable(ListOf(SectionOf(ModelConfig))), None)
+    model_overrides = Field("modelOverrides", MapOf(SectionOf(ModelOverride)), factory=dict)
 
 
-class ModelsFile(BaseModel):
+class ModelsFile(Section):
     """The whole file; top-level keys other than ``providers`` (``$schema`` …) are ignored."""
 
-    model_config = ConfigDict(extra="ignore")
-    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
-
-
-_KNOWN_KEYS = sorted(
-    {
-        field.alias or name
-        for model in (CostConfig, ModelConfig, ModelOverride, ProviderConfig)
-        for name, field in model.model_fields.items()
-    }
-)
-
-
-def _problem(error: ErrorDetails) -> str:
-    kind = error["type"]
-    if kind == _ERROR_TYPE:
-        return str(error["ctx"]["problem"])
-    if kind == "missing":
-        return "required"
-    if kind == "extra_forbidden":
-        key = str(error["loc"][-1])
-        close = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
-        return "unknown key" + (f' (did you mean "{close[0]}"?)' if close else "")
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return f"expected an object, got {values.describe(error.get('input'))}"
-    if kind == "list_type":
-        return f"expected a list, got {values.describe(error.get('input'))}"
-    return str(error["msg"])
+    unknown_keys = "ignore"
+    providers = Field("providers", MapOf(SectionOf(ProviderConfig)), factory=dict)
 
 
 def models_json_error(
@@ -205,10 +187,9 @@ def parse_models_file(data: Mapping[str, object], path: Path | str) -> ModelsFil
     :raises ConfigError: the first problem, naming the file and the field
     """
     try:
-        return ModelsFile.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        raise models_json_error(path, first["loc"], _problem(first)) from None
+        return ModelsFile.parse(data)
+    except InvalidSetting as exc:
+        raise models_json_error(path, exc.key_parts, exc.problem) from None
 
 
 def parse_model_configs(models: Sequence[object]) -> list[ModelConfig]:
@@ -216,12 +197,7 @@ def parse_model_configs(models: Sequence[object]) -> list[ModelConfig]:
 
     :raises ValueError: the first problem, as ``models[0].contextWindow: expected …``
     """
-    configs = []
-    for index, raw in enumerate(models):
-        try:
-            configs.append(ModelConfig.model_validate(raw))
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            key = values.format_key(["models", index, *first["loc"]])
-            raise ValueError(f"{key}: {_problem(first)}") from None
-    return configs
+    try:
+        return [ModelConfig.parse(raw, ("models", index)) for index, raw in enumerate(models)]
+    except InvalidSetting as exc:
+        raise ValueError(str(exc)) from None

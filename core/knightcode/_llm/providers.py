@@ -7,9 +7,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from knightcode._config.jsonfile import read_json_object
+from knightcode._config.values import InvalidSetting
 from knightcode._llm.builtin import BuiltinProvider
 from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
@@ -59,7 +58,7 @@ class ProviderSpec:
     @classmethod
     def builtin_spec(cls, name: str, data: BuiltinProvider) -> ProviderSpec:
         """A spec from an entry of :data:`~knightcode._llm.builtin.BUILTIN_PROVIDERS`."""
-        models = {m["id"]: ModelConfig.model_validate(m) for m in data["models"]}
+        models = {m["id"]: ModelConfig.parse(m) for m in data["models"]}
         return cls(
             name,
             data["baseUrl"],
@@ -188,28 +187,28 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
         current = spec.models.get(model_id)
         if current is None:
             continue  # like the reference: overrides of unknown models are ignored
-        update = override.model_dump(exclude_none=True, exclude={"cost", "headers", "compat"})
+        model = current.copy()
+        if override.name is not None:
+            model.name = override.name
+        if override.reasoning is not None:
+            model.reasoning = override.reasoning
+        if override.input is not None:
+            model.input = override.input
+        if override.context_window is not None:
+            model.context_window = override.context_window
+        if override.max_tokens is not None:
+            model.max_tokens = override.max_tokens
         if override.headers is not None:
-            update["headers"] = {**current.headers, **override.headers}
+            model.headers = {**current.headers, **override.headers}
         if override.compat is not None:
-            update["compat"] = {**current.compat, **override.compat}
+            model.compat = {**current.compat, **override.compat}
         if override.cost is not None:
+            where = ("providers", spec.name, "modelOverrides", model_id, "cost")
             try:
-                merged = {**current.cost.model_dump(by_alias=True), **override.cost}
-                update["cost"] = CostConfig.model_validate(merged)
-            except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
-                problem = (
-                    first["ctx"]["problem"]
-                    if "ctx" in first and "problem" in first["ctx"]
-                    else first["msg"]
-                )
-                raise models_json_error(
-                    path,
-                    ["providers", spec.name, "modelOverrides", model_id, "cost", *first["loc"]],
-                    str(problem),
-                ) from None
-        spec.models[model_id] = current.model_copy(update=update)
+                model.cost = CostConfig.parse({**current.cost.to_json(), **override.cost}, where)
+            except InvalidSetting as exc:
+                raise models_json_error(path, exc.key_parts, exc.problem) from None
+        spec.models[model_id] = model
 
 
 def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
