@@ -27,7 +27,7 @@ __all__ = ["SessionProjection", "apply_edit", "collect_edits", "is_valid_edit", 
 
 
 def is_valid_edit(edit: object) -> bool:
-    """Whether ``edit`` has the shape of an edit (``op``, ``targetId``, and a message to replace)."""
+    """Whether ``edit`` has the shape of an edit (``op``, ``targetId``, a message to replace)."""
     if not isinstance(edit, dict) or not isinstance(edit.get("targetId"), str):
         return False
     op = edit.get("op")
