@@ -25,19 +25,20 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from bench.session_fixture import write_session
-from knightcode import convert_to_llm, serialize_conversation
+from knightcode import CompactionSettings, FileOperations, convert_to_llm, serialize_conversation
 from knightcode._session import SessionManager, estimate_tokens, project_path
 from knightcode_builtins.compaction.cut_point import find_cut_point
-from knightcode_builtins.compaction.file_ops import FileOperations, extract_file_ops
+from knightcode_builtins.compaction.file_ops import extract_file_ops
 from knightcode_builtins.compaction.preparation import prepare_compaction
-from knightcode_builtins.compaction.state import DefaultBudgets
+
+_T = TypeVar("_T")
 
 
-def _median_ms(work: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    samples, result = [], None
+def _median_ms(work: Callable[[], _T], runs: int) -> tuple[float, _T]:
+    samples: list[float] = []
     for _ in range(runs):
         gc.collect()
         started = time.perf_counter()
@@ -74,11 +75,13 @@ def main(argv: list[str] | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         session, total = _session(folder, args.tokens)
         path = session.get_branch()
-        settings = DefaultBudgets()
+        settings = CompactionSettings()
+        session_file = session.session_file
+        assert session_file is not None  # opened from a file
         print(
             f"session: {len(session.get_entries())} entries, {total:,} context tokens "
-            f"({session.session_file.stat().st_size / 1e6:.1f} MB)"
-        )  # type: ignore[union-attr]
+            f"({session_file.stat().st_size / 1e6:.1f} MB)"
+        )
 
         prepare_ms, prep = _median_ms(lambda: prepare_compaction(path, settings), args.runs)
         assert prep is not None
@@ -93,7 +96,8 @@ def main(argv: list[str] | None = None) -> None:
         ops_ms, _ = _median_ms(lambda: extract_file_ops(messages, FileOperations()), args.runs)
 
         print(
-            f"messages to summarize: {len(messages):,}; serialized: {len(text) / 1e6:.1f} M characters"
+            f"messages to summarize: {len(messages):,}; "
+            f"serialized: {len(text) / 1e6:.1f} M characters"
         )
         print(
             f"prepare_compaction:     {prepare_ms:7.1f} ms  (cut point alone {cut_ms:.1f} ms, "

@@ -23,6 +23,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from knightcode._llm import BoolQuestion, ChoiceQuestion, ClassifyRequest, Model
 from knightcode._llm.classify import parse_questions
 from knightcode_builtins.llama_cpp.classify_chat import classify_with_chat_model
 from knightcode_builtins.llama_cpp.connection import Connection
+from knightcode_builtins.llama_cpp.replies import ChatCompletion
 from knightcode_builtins.llama_cpp.router import RouterClient
 from tests.llama_cpp.make_tiny_gguf import write_model
 from tests.llama_cpp.servers import LlamaServer, fast_binary
@@ -67,7 +69,7 @@ class TimedClient(RouterClient):
         super().__init__(connection, timeout=600)
         self.samples: list[tuple[float, int]] = []
 
-    async def complete(self, body: Any) -> dict[str, Any]:
+    async def complete(self, body: Mapping[str, object]) -> ChatCompletion:
         started = time.perf_counter()
         reply = await super().complete(body)
         evaluated = int((reply.get("timings") or {}).get("prompt_n", -1))
@@ -163,7 +165,8 @@ def main() -> None:
         f"{'tokens evaluated':>18}"
     )
     for cache in (False, True):
-        first, rest, total, tokens = (statistics.median(values) for values in zip(*results[cache]))
+        columns = zip(*results[cache], strict=True)
+        first, rest, total, tokens = (statistics.median(values) for values in columns)
         print(
             f"{'reused' if cache else 'off':<14}{first * 1000:>12.0f}ms{rest * 1000:>14.0f}ms"
             f"{total * 100:>12.0f}ms{total:>9.2f}s{tokens:>18.0f}"

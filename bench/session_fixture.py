@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from knightcode._session import jsonl
 from knightcode._session.ids import iso_timestamp
@@ -77,7 +76,7 @@ def _text(rng: random.Random, size: int, odds: tuple[float, ...] = _RARE_ODDS) -
     return " ".join(words)
 
 
-def _usage(rng: random.Random, context: int) -> dict[str, Any]:
+def _usage(rng: random.Random, context: int) -> dict[str, object]:
     output = rng.randint(20, 800)
     return {
         "input": context,
@@ -107,11 +106,11 @@ class _Writer:
     def text(self, size: int) -> str:
         return _text(self.rng, size, self.odds)
 
-    def entry(self, kind: str, parent: str | None, **fields: Any) -> str:
+    def entry(self, kind: str, parent: str | None, **fields: object) -> str:
         self.count += 1
         self.clock += timedelta(milliseconds=self.rng.randint(5, 4000))
         entry_id = f"{self.count:08x}"
-        record = {
+        record: dict[str, object] = {
             "type": kind,
             "id": entry_id,
             "parentId": parent,

@@ -71,11 +71,12 @@ def child_load(path: Path) -> dict[str, float]:
 
 def bench_append(directory: Path, count: int) -> dict[str, float]:
     """Append ``count`` messages to a session that already holds an assistant message."""
+    from knightcode import AssistantMessage, Usage
     from knightcode._session import SessionManager
 
     manager = SessionManager.create(str(directory), directory / "append")
-    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
-    assistant = {
+    usage: Usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
+    assistant: AssistantMessage = {
         "role": "assistant",
         "content": [{"type": "text", "text": "ok"}],
         "api": "openai-completions",
@@ -86,7 +87,7 @@ def bench_append(directory: Path, count: int) -> dict[str, float]:
         "timestamp": 0,
     }
     manager.append_message({"role": "user", "content": "start", "timestamp": 0})
-    manager.append_message(assistant)  # type: ignore[arg-type]
+    manager.append_message(assistant)
     text = "a tool result line with some text, café 😀 " * 12
     started = time.perf_counter()
     for index in range(count):
@@ -94,7 +95,7 @@ def bench_append(directory: Path, count: int) -> dict[str, float]:
             {
                 "role": "toolResult",
                 "toolCallId": f"c{index}",
-                "toolName": "bash",  # type: ignore[typeddict-item]
+                "toolName": "bash",
                 "content": [{"type": "text", "text": text}],
                 "isError": False,
                 "timestamp": index,
@@ -144,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             path, int(args.mb * 1_000_000), emoji_everywhere=args.emoji_everywhere
         )
         print(
-            f"generated {entries} entries, {size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s"
+            f"generated {entries} entries, {size / 1e6:.1f} MB "
+            f"in {time.perf_counter() - started:.1f} s"
         )
 
         results = []
@@ -160,11 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         best = min(results, key=lambda r: r["total_s"])
         med = {key: statistics.median(r[key] for r in results) for key in best}
         print(
-            f"loaded {best['entries']} entries ({best['skipped']} skipped); context {best['messages']} "
-            f"messages, estimate {best['estimate_tokens']} tokens (all messages: {best['full_estimate_tokens']})"
+            f"loaded {best['entries']} entries ({best['skipped']} skipped); "
+            f"context {best['messages']} messages, estimate {best['estimate_tokens']} tokens "
+            f"(all messages: {best['full_estimate_tokens']})"
         )
         print(
-            f"load            {med['load_s']:.3f} s (median of {args.runs}; best {best['load_s']:.3f})"
+            f"load            {med['load_s']:.3f} s "
+            f"(median of {args.runs}; best {best['load_s']:.3f})"
         )
         print(f"build context   {med['context_s']:.3f} s")
         print(
@@ -177,15 +181,18 @@ def main(argv: list[str] | None = None) -> int:
         )
         peak, base = med["peak_rss"], med["baseline_rss"]
         print(
-            f"peak RSS        {peak / 1e6:.0f} MB ({peak / size:.2f}x file; {(peak - base) / 1e6:.0f} MB "
-            f"above the {base / 1e6:.0f} MB interpreter)  target < 4x -> {'OK' if peak < 4 * size else 'MISSED'}"
+            f"peak RSS        {peak / 1e6:.0f} MB ({peak / size:.2f}x file; "
+            f"{(peak - base) / 1e6:.0f} MB above the {base / 1e6:.0f} MB interpreter)  "
+            f"target < 4x -> {'OK' if peak < 4 * size else 'MISSED'}"
         )
 
         appended = bench_append(directory, args.appends)
         print(
             f"append {args.appends} entries  {appended['append_s']:.3f} s "
-            f"({appended['per_append_us']:.0f} us each) + fsync {appended['sync_s'] * 1000:.1f} ms; "
-            f"{args.appends} more with a sync every 10 entries: {appended['turns_with_sync_s']:.3f} s"
+            f"({appended['per_append_us']:.0f} us each) "
+            f"+ fsync {appended['sync_s'] * 1000:.1f} ms; "
+            f"{args.appends} more with a sync every 10 entries: "
+            f"{appended['turns_with_sync_s']:.3f} s"
         )
     return 0
 

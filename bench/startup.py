@@ -93,7 +93,8 @@ def main() -> None:
     load_ms = listing_full["config list (100 ext)"] - listing_empty["config list (0 ext)"]
     print(f"python -c pass                    {base:8.1f} ms")
     print(
-        f"knightcode --version              {version['knightcode --version']:8.1f} ms  ({ratio:.2f}x python; target < 2.5x)"
+        f"knightcode --version              {version['knightcode --version']:8.1f} ms  "
+        f"({ratio:.2f}x python; target < 2.5x)"
     )
     print(f"python -c pass (beside config)    {listing_full['python -c pass']:8.1f} ms")
     print(f"knightcode config list, 0 ext     {listing_empty['config list (0 ext)']:8.1f} ms")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import statistics
 import subprocess
 import sys
@@ -25,8 +26,8 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from knightcode import ToolDefinition, ToolResult
 from knightcode._tools import LocalBackend, ToolContext, create_builtin_tools
 from knightcode._tools.find import rg_files_argv
 
@@ -54,9 +55,19 @@ def build_tree(root: Path, files: int) -> None:
         (root / "build" / f"out_{index}.py").write_text("NEEDLE_TOKEN ignored\n")
 
 
+def _no_updates(partial: ToolResult) -> None:
+    pass  # grep and find report no partial results
+
+
+async def run_tool(tool: ToolDefinition, args: dict[str, object], ctx: ToolContext) -> ToolResult:
+    """One call of ``tool`` (whose ``execute`` may be plain or async)."""
+    outcome = tool.execute("bench", args, ctx, _no_updates)
+    return await outcome if inspect.isawaitable(outcome) else outcome
+
+
 async def measure(
-    tool: Any,
-    args: dict[str, Any],
+    tool: ToolDefinition,
+    args: dict[str, object],
     ctx: ToolContext,
     bare: Mapping[str, Sequence[str]],
     cwd: str,
@@ -66,7 +77,7 @@ async def measure(
     samples: dict[str, list[float]] = {"tool": [], **{name: [] for name in bare}}
     for index in range(runs + 2):
         started = time.perf_counter()
-        await tool.execute("bench", args, ctx, None)
+        await run_tool(tool, args, ctx)
         elapsed = {"tool": time.perf_counter() - started}
         for name, command in bare.items():
             started = time.perf_counter()
@@ -101,7 +112,7 @@ async def main(files: int, runs: int) -> int:
             "NEEDLE_TOKEN",
             str(root),
         ]
-        cases = [
+        cases: list[tuple[str, str, dict[str, object], dict[str, list[str]]]] = [
             ("grep NEEDLE_TOKEN", "grep", {"pattern": "NEEDLE_TOKEN"}, {"rg": grep_argv}),
         ]
         for pattern in ("*_4?7.md", "pkg0*/mod3/*.py", "**/mod7/*"):
@@ -114,8 +125,10 @@ async def main(files: int, runs: int) -> int:
         failed = False
         print(f"{'case':22} {'tool ms':>8} {'rg ms':>8} {'ratio':>6} {'rg -g ms':>9} {'ratio':>6}")
         for label, name, args, bare in cases:
-            result = await tools[name].execute("bench", args, ctx, None)
-            shown = result["content"][0]["text"].split("\n\n[")[0].count("\n") + 1
+            result = await run_tool(tools[name], args, ctx)
+            first = result["content"][0]
+            assert first["type"] == "text", first  # grep and find answer in text
+            shown = first["text"].split("\n\n[")[0].count("\n") + 1
             medians = await measure(tools[name], args, ctx, bare, str(root), runs)
             ratio = medians["tool"] / medians["rg"]
             failed |= ratio >= TARGET

@@ -49,7 +49,9 @@ def register_flags(register: Callable[..., None]) -> None:
         name="compaction-model",
         type="string",
         default=None,
-        description="provider/model-id that writes compaction summaries (custom_compaction example).",
+        description=(
+            "provider/model-id that writes compaction summaries (custom_compaction example)."
+        ),
     )
 
 

@@ -41,6 +41,7 @@ def density(root: Path) -> tuple[int, int, list[tuple[int, Path]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Print the density of each root; the exit status is 1 when one is over ``--limit``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", nargs="*", default=list(ROOTS))
     parser.add_argument("--limit", type=float, help="fail when a root exceeds this density")

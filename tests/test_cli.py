@@ -42,7 +42,11 @@ def test_version_is_fast_path() -> None:
 
 
 def test_version_imports_nothing_heavy() -> None:
-    code = "import sys; from knightcode.__main__ import main; main(['--version']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('click','pluggy','pydantic','httpx','rich','watchfiles','importlib_metadata')))"
+    code = (
+        "import sys; from knightcode.__main__ import main; main(['--version']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('click','pluggy','pydantic','httpx','rich','watchfiles','importlib_metadata')))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -80,7 +84,11 @@ def test_help_lists_every_documented_option() -> None:
 
 
 def test_help_does_not_import_pydantic_httpx_or_rich() -> None:
-    code = "import sys; from knightcode._cli import run; run(['--help']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic','httpx','rich')), file=sys.stderr)"
+    code = (
+        "import sys; from knightcode._cli import run; run(['--help']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic','httpx','rich')), "
+        "file=sys.stderr)"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -119,7 +127,8 @@ def test_modes_not_built_yet_say_so(args: list[str], described: str) -> None:
     result = run(*args)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        f"knightcode: error: {described} is not available in knightcode 0.1.0 yet; use -p or --mode json"
+        f"knightcode: error: {described} is not available in knightcode 0.1.0 yet; "
+        "use -p or --mode json"
     )
 
 

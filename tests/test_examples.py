@@ -16,7 +16,7 @@ from knightcode import (
     CompactionSettings,
     FileOperations,
 )
-from knightcode._plugins.host import PluginFailure
+from knightcode._plugins.host import PluginFailure, PluginHost
 from knightcode._plugins.planning import HostOptions, create_plugin_host
 from knightcode._plugins.records import PluginKind
 

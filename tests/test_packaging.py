@@ -53,9 +53,12 @@ def test_wheel_contains_every_subpackage(tmp_path: Path) -> None:
     )
 
     # Import every package from the unpacked wheel, not from the source tree.
+    unpacked = str(tmp_path / "unpacked")
     code = (
-        "import importlib, sys\nfor name in sys.argv[1:]:\n    module = importlib.import_module(name)\n    assert module.__file__.startswith(%r), module.__file__\n"
-        % str(tmp_path / "unpacked")
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    module = importlib.import_module(name)\n"
+        f"    assert module.__file__.startswith({unpacked!r}), module.__file__\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")}
     subprocess.run(

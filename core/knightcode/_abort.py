@@ -20,6 +20,7 @@ shutdown) passes through unchanged, as structured concurrency requires.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import TypeVar
@@ -77,10 +78,8 @@ class AbortSignal:
         self._callbacks.append(callback)
 
         def remove() -> None:
-            try:
+            with contextlib.suppress(ValueError):  # already called, or already removed
                 self._callbacks.remove(callback)
-            except ValueError:
-                pass  # already called, or already removed
 
         return remove
 

@@ -91,7 +91,9 @@ def scripted(agent_dir: Path, project_dir: Path) -> Iterator[Scripted]:
 
 
 def types_of(records: list[dict[str, Any]]) -> list[str]:
-    """Record types, with the nested event type for message_update (``message_update:text_delta``)."""
+    """Record types, with the nested event type for message_update
+    (``message_update:text_delta``).
+    """
     out = []
     for record in records:
         kind = record["type"]

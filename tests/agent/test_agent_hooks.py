@@ -395,9 +395,10 @@ class Guard:
 async def test_tool_call_first_block_wins(scenario: Builder) -> None:
     log: list[Any] = []
     executed: list[Any] = []
-    block_a = lambda call_id: (
-        {"block": True, "reason": "Blocked by policy"} if call_id == "a" else None
-    )
+
+    def block_a(call_id: str) -> dict[str, Any] | None:
+        return {"block": True, "reason": "Blocked by policy"} if call_id == "a" else None
+
     plugins = [
         Guard("g0", log),
         Guard("g1", log, block_a),

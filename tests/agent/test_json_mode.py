@@ -363,7 +363,8 @@ def test_abort_with_sigint_records_an_aborted_message(scripted: Scripted) -> Non
 def test_stdout_is_only_jsonl_even_when_plugins_print(scripted: Scripted, tmp_path: Path) -> None:
     ext = tmp_path / "noisy.py"
     ext.write_text(
-        "from knightcode import hookimpl\n\n@hookimpl\ndef agent_start(ctx):\n    ctx.ui.notify('hello from a plugin')\n"
+        "from knightcode import hookimpl\n\n"
+        "@hookimpl\ndef agent_start(ctx):\n    ctx.ui.notify('hello from a plugin')\n"
     )
     scripted.server.add(text_reply("ok"))
     records, result = scripted.run_json("-e", str(ext), "hi")
@@ -379,7 +380,8 @@ def test_plugin_entries_and_session_name_reach_the_stream_and_file(
     ext.write_text(
         "from knightcode import hookimpl\n\n"
         "@hookimpl\ndef session_start(ctx):\n    ctx.set_session_name('  my task  ')\n\n"
-        "@hookimpl\ndef agent_end(messages, ctx):\n    ctx.append_entry('counter', {'messages': len(messages)})\n"
+        "@hookimpl\ndef agent_end(messages, ctx):\n"
+        "    ctx.append_entry('counter', {'messages': len(messages)})\n"
     )
     scripted.server.add(text_reply("ok"))
     records, result = scripted.run_json("-e", str(ext), "hi")

@@ -21,7 +21,10 @@ from tests.harness import (
     text_of,
 )
 
-BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+BUSY = (
+    "Agent is already processing. "
+    "Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
 
 
 def acting_tool(

@@ -87,7 +87,8 @@ async def test_navigation_with_the_default_branch_summary(
     # Tool results are skipped: the calls say what was done.
     assert prompt == (
         "<conversation>\n[User]: what is in a.txt?\n\n"
-        '[Assistant tool calls]: read(path="a.txt")\n\n[Assistant]: it says alpha\n</conversation>\n\n'
+        '[Assistant tool calls]: read(path="a.txt")\n\n'
+        "[Assistant]: it says alpha\n</conversation>\n\n"
         + BRANCH_SUMMARY_PROMPT
         + "\n\nKeep the whole summary under 1250 tokens."
     )

@@ -298,9 +298,9 @@ async def test_file_lists_accumulate_across_two_compactions(
     await bounded(run.agent.compact())
     first = run.entries("compaction")[0]
     assert first["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["b.txt"]}
-    assert (
-        first["summary"]
-        == "## Goal\nfirst\n\n<read-files>\na.txt\n</read-files>\n\n<modified-files>\nb.txt\n</modified-files>"
+    assert first["summary"] == (
+        "## Goal\nfirst\n\n<read-files>\na.txt\n</read-files>\n\n"
+        "<modified-files>\nb.txt\n</modified-files>"
     )
 
     run.server.add(

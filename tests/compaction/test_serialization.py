@@ -51,7 +51,8 @@ def test_documented_format_with_tool_calls_and_without_thinking() -> None:
     assert serialize_conversation(messages) == (
         "[User]: What is in foo.ts?\n\n"
         "[Assistant]: Let me look.\n\n"
-        '[Assistant tool calls]: read(path="foo.ts"); edit(path="bar.ts", edits=[{"oldText":"é","n":1}])\n\n'
+        '[Assistant tool calls]: read(path="foo.ts"); '
+        'edit(path="bar.ts", edits=[{"oldText":"é","n":1}])\n\n'
         "[Tool result]: contents of foo\n\n"
         "[Assistant]: Done."
     )

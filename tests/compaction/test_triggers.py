@@ -112,7 +112,8 @@ async def test_threshold_after_a_run_compacts_with_exact_events(build: Builder) 
         ("system", SUMMARIZATION_SYSTEM_PROMPT),
         (
             "user",
-            "<conversation>\n[User]: first question\n\n[Assistant]: first answer\n</conversation>\n\n"
+            "<conversation>\n[User]: first question\n\n"
+            "[Assistant]: first answer\n</conversation>\n\n"
             + COMPACTION_PROMPT
             + "\n\nKeep the whole summary under 1250 tokens.",
         ),

@@ -4,6 +4,7 @@ HTTP server answering like the Hugging Face Hub's JSON API (the real Hub is unre
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -59,10 +60,8 @@ class CuttableProxy:
     def _close(self, sock: socket.socket) -> None:
         with self._lock:
             self._open.discard(sock)
-        try:
+        with contextlib.suppress(OSError):  # the peer may have closed it already
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         sock.close()
 
     def cut(self) -> None:

@@ -10,6 +10,7 @@ is .20/.10/.05 normalised, a bool is Yes .12 against No .03, and a 4-level score
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import pytest
@@ -81,7 +82,7 @@ async def test_temperature_divides_the_label_logits(
     answer = result.answers["route"]
     assert isinstance(answer, ChoiceAnswer) and answer.choice == "a"  # never changes the answer
     roots = [math.sqrt(p) for p in (0.2, 0.1, 0.05)]
-    expected = {k: round(v / sum(roots), 3) for k, v in zip("abc", roots)}
+    expected = {k: round(v / sum(roots), 3) for k, v in zip("abc", roots, strict=True)}
     assert r3(answer.probabilities) == expected == {"a": 0.453, "b": 0.320, "c": 0.227}
 
 
@@ -137,7 +138,8 @@ async def test_unknown_classifier_and_bad_questions(
 ) -> None:
     router.ensure({"tiny-chat"})
     harness = make_harness(router.url, KEY)
-    with pytest.raises(ClassificationError, match="unknown classifier 'llama.cpp/tiny-tools'"):
+    unknown = re.escape("unknown classifier 'llama.cpp/tiny-tools'")
+    with pytest.raises(ClassificationError, match=unknown):
         await harness.registry.classify("llama.cpp/tiny-tools", STATE, QUESTIONS)
     with pytest.raises(ClassificationError, match="a choice needs 2 to 62 options, got 1"):
         await harness.registry.classify(

@@ -38,7 +38,7 @@ async def test_autoload_off_lists_only_loaded_and_sleeping_models(
         match=r"llama\.cpp/tiny-tools cannot be used: it is not loaded .*load it with /llama first",
     ):
         await harness.registry.resolve("llama.cpp/tiny-tools")
-    with pytest.raises(UsageError, match="its last load failed|not loaded"):
+    with pytest.raises(UsageError, match=r"its last load failed|not loaded"):
         await harness.registry.resolve("broken", "llama.cpp")
 
 

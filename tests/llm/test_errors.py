@@ -45,7 +45,8 @@ OVERFLOW_SAMPLES = [
     ("Bedrock", "input is too long for requested model"),
     (
         "OpenAI",
-        "400 Bad Request: Your input exceeds the context window of this model. Please adjust your input",
+        "400 Bad Request: Your input exceeds the context window of this model. "
+        "Please adjust your input",
     ),
     (
         "Gemini",
@@ -55,7 +56,8 @@ OVERFLOW_SAMPLES = [
     ("Groq", "Please reduce the length of the messages or completion"),
     (
         "OpenRouter",
-        "This endpoint's maximum context length is 128000 tokens. However, you requested about 150000 tokens",
+        "This endpoint's maximum context length is 128000 tokens. "
+        "However, you requested about 150000 tokens",
     ),
     ("Copilot", "prompt token count of 130000 exceeds the limit of 128000"),
     (
@@ -67,7 +69,8 @@ OVERFLOW_SAMPLES = [
     ("Kimi", "Your request exceeded model token limit: 262144 (requested: 300000)"),
     (
         "Mistral",
-        "Prompt contains 140000 tokens and 0 draft tokens, too large for model with 131072 maximum context length",
+        "Prompt contains 140000 tokens and 0 draft tokens, "
+        "too large for model with 131072 maximum context length",
     ),
     ("z.ai", "model_context_window_exceeded"),
     ("Ollama", "prompt too long; exceeded max context length by 100 tokens"),

@@ -236,7 +236,8 @@ async def test_thinking_from_reasoning_content(server: ScriptedServer) -> None:
 async def test_thinking_from_reasoning_field(server: ScriptedServer) -> None:
     body = (
         'data: {"id":"r1","choices":[{"index":0,"delta":{"reasoning":"deep"}}]}\n\n'
-        'data: {"id":"r1","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n'
+        'data: {"id":"r1","choices":[{"index":0,"delta":{"content":"ok"},'
+        '"finish_reason":"stop"}]}\n\n'
         "data: [DONE]\n\n"
     )
     server.add(raw_reply(body))
@@ -370,7 +371,8 @@ async def test_http_400_overflow(server: ScriptedServer) -> None:
     server.add(
         error_reply(
             400,
-            "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",
+            "This model's maximum context length is 8192 tokens. "
+            "However, you requested 9000 tokens",
         )
     )
     error = (await run(server))[-1]

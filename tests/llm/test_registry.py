@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -247,7 +248,8 @@ BAD_MODELS_JSON = [
     ),
     (
         {"providers": {"local": {"baseUrl": "http://x", "api": "grpc", "models": []}}},
-        'providers.local.api: expected one of "openai-completions", "anthropic-messages", got "grpc"',
+        'providers.local.api: expected one of "openai-completions", "anthropic-messages", '
+        'got "grpc"',
     ),
     (
         {
@@ -283,7 +285,8 @@ BAD_MODELS_JSON = [
                 }
             }
         },
-        "providers.local.models[0].cost.input: expected a non-negative number (dollars per million tokens), got -1",
+        "providers.local.models[0].cost.input: "
+        "expected a non-negative number (dollars per million tokens), got -1",
     ),
     (
         {
@@ -335,8 +338,8 @@ BAD_MODELS_JSON = [
             }
         },
         (
-            'providers.local.api: required (or an "api" on every model): one of "openai-completions", '
-            '"anthropic-messages"; models[1] has none'
+            'providers.local.api: required (or an "api" on every model): '
+            'one of "openai-completions", "anthropic-messages"; models[1] has none'
         ),
     ),
     (
@@ -354,8 +357,8 @@ BAD_MODELS_JSON = [
     (
         {"providers": {"openai": {"modelOverrides": {"gpt-5": {"cost": {"output": "lots"}}}}}},
         (
-            "providers.openai.modelOverrides.gpt-5.cost.output: expected a non-negative number (dollars per million "
-            'tokens), got "lots"'
+            "providers.openai.modelOverrides.gpt-5.cost.output: "
+            'expected a non-negative number (dollars per million tokens), got "lots"'
         ),
     ),
 ]
@@ -471,7 +474,7 @@ def test_failing_key_command_does_not_echo_the_secret(agent_dir: Path) -> None:
 
 
 def test_key_command_timeout_and_empty_output() -> None:
-    with pytest.raises(ConfigError, match="did not finish within 0.2 s"):
+    with pytest.raises(ConfigError, match=re.escape("did not finish within 0.2 s")):
         resolve_config_value("!sleep 5", "where", timeout=0.2)
     with pytest.raises(ConfigError, match="where: the key command printed nothing"):
         resolve_config_value("!true", "where")
@@ -530,7 +533,8 @@ def test_plugin_provider_and_invalid_plugin_models(agent_dir: Path) -> None:
     assert found is not None and found.context_window == 8000
     assert registry.find_known("broken", "b1") is None
     assert registry.load_errors[0] == (
-        "provider 'broken' registered by a plugin: models[0].contextWindow: expected a positive integer, got -1"
+        "provider 'broken' registered by a plugin: "
+        "models[0].contextWindow: expected a positive integer, got -1"
     )
     assert registry.load_errors[1].startswith("provider 'noapi' registered by a plugin: api:")
 

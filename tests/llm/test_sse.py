@@ -24,7 +24,10 @@ def test_events_split_anywhere() -> None:
 
 
 def test_crlf_comments_fields_and_multiline_data() -> None:
-    stream = b": ping\r\n\r\nevent: message_start\r\nid: 7\r\ndata: line1\r\ndata:line2\r\n\r\nretry: 10\n\n"
+    stream = (
+        b": ping\r\n\r\nevent: message_start\r\nid: 7\r\n"
+        b"data: line1\r\ndata:line2\r\n\r\nretry: 10\n\n"
+    )
     assert feed_all([stream]) == ["line1\nline2"]
 
 

@@ -26,7 +26,9 @@ async def test_every_source_loads_in_design_order(
     make_host: Callable[..., PluginHost],
     failures: list[PluginFailure],
 ) -> None:
-    """Built-ins, packages, user, trusted project, settings paths, -e: loaded and called in that order."""
+    """Built-ins, packages, user, trusted project, settings paths, -e: loaded and called in that
+    order.
+    """
     fake_site(
         "fakeknight",
         {
@@ -89,7 +91,9 @@ def test_no_extensions_keeps_builtins_and_cli_paths(
 
 
 def test_extension_dir_rules(agent_dir: Path, make_host: Callable[..., PluginHost]) -> None:
-    """*.py files and folders with __init__.py; private names, other files and plain folders are not extensions."""
+    """*.py files and folders with __init__.py; private names, other files and plain folders are
+    not extensions.
+    """
     ext = agent_dir / "extensions"
     write(ext / "b_tool.py", "")
     write(ext / "a_pkg" / "__init__.py", "from .helper import VALUE\n")
@@ -157,7 +161,8 @@ def test_blocking_an_unknown_name_warns(
         ),
         ("raise SystemExit(3)\n", "SystemExit"),
         (
-            "from knightcode import hookimpl\n\n@hookimpl\ndef register_commands(register):\n    raise ValueError('nope')\n",
+            "from knightcode import hookimpl\n\n"
+            "@hookimpl\ndef register_commands(register):\n    raise ValueError('nope')\n",
             "registration failed: ValueError: nope",
         ),
         (
@@ -165,11 +170,13 @@ def test_blocking_an_unknown_name_warns(
             "implements unknown hook 'sesion_start' (did you mean 'session_start'?)",
         ),
         (
-            "from knightcode import hookimpl\n\n@hookimpl\ndef session_start(reason, nonsense):\n    pass\n",
+            "from knightcode import hookimpl\n\n"
+            "@hookimpl\ndef session_start(reason, nonsense):\n    pass\n",
             "nonsense",
         ),
         (
-            "from knightcode import hookimpl\n\n@hookimpl\ndef register_flags(register):\n    register(nme='x')\n",
+            "from knightcode import hookimpl\n\n"
+            "@hookimpl\ndef register_flags(register):\n    register(nme='x')\n",
             "registration failed: TypeError",
         ),
     ],

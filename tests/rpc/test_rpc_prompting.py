@@ -248,7 +248,9 @@ async def test_compact_is_answered_by_the_compaction_plugin(rpc: Rpc) -> None:
     assert (await client.get_state())["isCompacting"] is False
 
 
-PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PIXEL = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 async def test_prompt_with_an_image(rpc: Rpc) -> None:

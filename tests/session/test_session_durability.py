@@ -186,7 +186,8 @@ KILLED_MID_WRITE = textwrap.dedent(
     file_store.os.write = dying_write
     session = SessionManager.open(Path(sys.argv[1]))
     for n in range(10):
-        print(session.append_message({"role": "user", "content": f"entry {n} " + "y" * 5000, "timestamp": n}), flush=True)
+        message = {"role": "user", "content": f"entry {n} " + "y" * 5000, "timestamp": n}
+        print(session.append_message(message), flush=True)
     """
 )
 

@@ -13,7 +13,10 @@ from knightcode._session import SessionManager, find_most_recent_session, load_e
 from .helpers import assistant_msg, header, read_records, write_jsonl
 
 SESSION = '{"type":"session","id":"abc","timestamp":"2025-01-01T00:00:00Z","cwd":"/tmp"}\n'
-MESSAGE = '{"type":"message","id":"1","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
+MESSAGE = (
+    '{"type":"message","id":"1","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+    '"message":{"role":"user","content":"hi","timestamp":1}}\n'
+)
 
 # --- loadEntriesFromFile ---
 

@@ -205,7 +205,9 @@ def test_reference_written_bytes_survive_a_round_trip(tmp_path: Path) -> None:
     # plain decimals, raw U+2028 and emoji, an escaped lone surrogate, escaped controls.
     reference = (
         '{"type":"session","version":3,"id":"01a22876-974a-707f-8000-000000000001","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/home/u/p"}\n'
-        '{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-05T09:00:01.123Z","message":{"role":"user","content":"x\u2028y 😀 \\ud800 \\u0001\\t\\"q\\"","timestamp":1767603601123}}\n'
+        '{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-05T09:00:01.123Z",'
+        '"message":{"role":"user","content":"x\u2028y 😀 \\ud800 \\u0001\\t\\"q\\"",'
+        '"timestamp":1767603601123}}\n'
         '{"type":"message","id":"b1b2c3d4","parentId":"a1b2c3d4","timestamp":"2026-01-05T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"read","arguments":{"path":"a.py","limit":1e+21}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":12,"cost":{"input":0.00003,"output":0.0000075,"cacheRead":0,"cacheWrite":0,"total":0.0000375}},"stopReason":"toolUse","timestamp":1767603602000}}\n'
     ).encode()
     file = tmp_path / "ref.jsonl"

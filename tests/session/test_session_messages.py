@@ -51,10 +51,12 @@ def test_bash_execution_rendering(fields: dict[str, Any], text: str) -> None:
 
 def test_summary_prefixes_are_the_reference_texts() -> None:
     assert COMPACTION_SUMMARY_PREFIX == (
-        "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+        "The conversation history before this point was compacted into the following summary:"
+        "\n\n<summary>\n"
     )
     assert BRANCH_SUMMARY_PREFIX == (
-        "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+        "The following is a summary of a branch that this conversation came back from:"
+        "\n\n<summary>\n"
     )
 
 

@@ -95,7 +95,7 @@ async def test_custom_shell_path(ctx: ToolContext, project_dir: Path) -> None:
 
 async def test_missing_custom_shell(ctx: ToolContext) -> None:
     ctx = dataclasses.replace(ctx, shell_path="/no/such/shell")
-    with pytest.raises(ToolError, match="^Custom shell path not found: /no/such/shell$"):
+    with pytest.raises(ToolError, match=r"^Custom shell path not found: /no/such/shell$"):
         await run("bash", {"command": "echo x"}, ctx)
 
 
@@ -249,7 +249,7 @@ async def test_cancelling_the_task_kills_the_group(ctx: ToolContext, project_dir
 
 async def test_aborted_before_start(ctx: ToolContext, project_dir: Path) -> None:
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Command aborted$"):
+    with pytest.raises(ToolError, match=r"^Command aborted$"):
         await run("bash", {"command": f"touch {project_dir / 'ran'}"}, ctx)
     assert not (project_dir / "ran").exists()
 

@@ -121,7 +121,7 @@ async def test_fuzzy_non_breaking_space(ctx: ToolContext, project_dir: Path) -> 
 
 async def test_fuzzy_full_width_characters(ctx: ToolContext, project_dir: Path) -> None:
     # Full-width Latin letters and an ideographic space fold to ASCII under NFKC.
-    write(project_dir / "w.txt", "名前：\uff21\uff22\uff23\u3000値\n")
+    write(project_dir / "w.txt", "名前\uff1a\uff21\uff22\uff23\u3000値\n")
     await edit(ctx, "w.txt", "名前:ABC 値", "名前:XYZ 値")
     assert (project_dir / "w.txt").read_text() == "名前:XYZ 値\n"
 
@@ -156,7 +156,7 @@ async def test_fuzzy_still_fails_when_absent(ctx: ToolContext, project_dir: Path
 
 async def test_fuzzy_duplicates(ctx: ToolContext, project_dir: Path) -> None:
     write(project_dir / "dup.txt", "hello world   \nhello world\n")
-    with pytest.raises(ToolError, match="^Found 2 occurrences of the text in dup.txt"):
+    with pytest.raises(ToolError, match=r"^Found 2 occurrences of the text in dup\.txt"):
         await edit(ctx, "dup.txt", "hello world", "replaced")
 
 
@@ -324,6 +324,6 @@ async def test_concurrent_edits_of_one_file_are_serialised(
 async def test_aborted(ctx: ToolContext, project_dir: Path) -> None:
     write(project_dir / "a.txt", "a")
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await edit(ctx, "a.txt", "a", "b")
     assert (project_dir / "a.txt").read_text() == "a"

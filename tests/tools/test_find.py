@@ -118,7 +118,7 @@ async def test_path_not_found_and_not_a_directory(ctx: ToolContext, project_dir:
 
 async def test_aborted_before_start(ctx: ToolContext) -> None:
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("find", {"pattern": "*"}, ctx)
 
 

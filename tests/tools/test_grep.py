@@ -126,7 +126,7 @@ async def test_rg_error_is_reported(ctx: ToolContext, project_dir: Path) -> None
 
 async def test_aborted_before_start(ctx: ToolContext) -> None:
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("grep", {"pattern": "x"}, ctx)
 
 
@@ -149,7 +149,7 @@ async def test_abort_during_search(project_dir: Path) -> None:
     task = asyncio.ensure_future(run("grep", {"pattern": "x"}, ctx))
     await asyncio.sleep(0.2)
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await asyncio.wait_for(task, 5)
 
 

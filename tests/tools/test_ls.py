@@ -80,5 +80,5 @@ async def test_errors(ctx: ToolContext, project_dir: Path) -> None:
 
 async def test_aborted(ctx: ToolContext) -> None:
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("ls", {}, ctx)

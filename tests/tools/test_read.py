@@ -200,5 +200,5 @@ async def test_directory_is_an_error(ctx: ToolContext, project_dir: Path) -> Non
 async def test_aborted_before_start(ctx: ToolContext, project_dir: Path) -> None:
     write(project_dir / "a.txt", "a")
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("read", {"path": "a.txt"}, ctx)

@@ -40,6 +40,6 @@ async def test_reports_utf16_length_like_the_reference(ctx: ToolContext, project
 
 async def test_aborted(ctx: ToolContext, project_dir: Path) -> None:
     ctx.signal.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("write", {"path": "x.txt", "content": "x"}, ctx)
     assert not (project_dir / "x.txt").exists()

@@ -10,12 +10,17 @@ prompt and the last user block with ``cache_control`` unless the request asks fo
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Literal, NotRequired, TypedDict
 
 from knightcode._llm.transform import iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
-from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
+from knightcode._types.messages import (
+    AssistantMessage,
+    ImageContent,
+    ToolResultMessage,
+    UserMessage,
+)
 
 __all__ = ["build_anthropic_body", "thinking_enabled"]
 
@@ -30,6 +35,74 @@ _EFFORT = {
 }
 _BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 _MAX_TOKENS_DEFAULT_CAP = 32000
+
+# --- the request's messages, as the messages API spells them ---
+
+
+class _CacheControl(TypedDict):
+    type: Literal["ephemeral"]
+    ttl: NotRequired[str]
+
+
+class _Text(TypedDict):
+    type: Literal["text"]
+    text: str
+    cache_control: NotRequired[_CacheControl]
+
+
+class _ImageSource(TypedDict):
+    type: Literal["base64"]
+    media_type: str
+    data: str
+
+
+class _Image(TypedDict):
+    type: Literal["image"]
+    source: _ImageSource
+    cache_control: NotRequired[_CacheControl]
+
+
+class _ToolResult(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    is_error: bool
+    content: str | list[_Text | _Image]
+    cache_control: NotRequired[_CacheControl]
+
+
+class _Thinking(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    signature: str
+
+
+class _RedactedThinking(TypedDict):
+    type: Literal["redacted_thinking"]
+    data: str
+
+
+class _ToolUse(TypedDict):
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, object]
+
+
+_UserBlock = _Text | _Image | _ToolResult
+_AssistantBlock = _Text | _Thinking | _RedactedThinking | _ToolUse
+
+
+class _UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[_UserBlock]
+
+
+class _AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: list[_AssistantBlock]
+
+
+_Message = _UserMessage | _AssistantMessage
 
 
 def _normalize_id(tool_id: str) -> str:
@@ -47,37 +120,36 @@ def thinking_enabled(model: Model, options: StreamOptions) -> bool:
     return bool(model.reasoning and options.reasoning and options.reasoning != "off")
 
 
-def _image(block: dict[str, Any]) -> dict[str, Any]:
+def _image(block: ImageContent) -> _Image:
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]},
     }
 
 
-def _user(message: UserMessage, images: bool) -> dict[str, Any] | None:
+def _user(message: UserMessage, images: bool) -> _UserMessage | None:
     content = message["content"]
     if isinstance(content, str):
         return {"role": "user", "content": content} if content.strip() else None
-    blocks: list[dict[str, Any]] = []
+    blocks: list[_UserBlock] = []
     for block in content:
         if block["type"] == "text":
             if block["text"].strip():
                 blocks.append({"type": "text", "text": block["text"]})
         elif block["type"] == "image" and images:
-            blocks.append(_image(cast(dict[str, Any], block)))
+            blocks.append(_image(block))
     return {"role": "user", "content": blocks} if blocks else None
 
 
-def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
-    blocks: list[dict[str, Any]] = []
+def _assistant(message: AssistantMessage) -> _AssistantMessage | None:
+    blocks: list[_AssistantBlock] = []
     for block in message["content"]:
         if block["type"] == "text":
             if block["text"].strip():
                 blocks.append({"type": "text", "text": block["text"]})
         elif block["type"] == "thinking":
-            thinking = cast(dict[str, Any], block)
-            signature = thinking.get("thinkingSignature") or ""
-            if thinking.get("redacted"):
+            signature = block.get("thinkingSignature") or ""
+            if block.get("redacted"):
                 if signature:
                     blocks.append({"type": "redacted_thinking", "data": signature})
             elif not block["thinking"].strip():
@@ -102,33 +174,34 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
     return {"role": "assistant", "content": blocks} if blocks else None
 
 
-def _tool_result(message: ToolResultMessage, images: bool) -> dict[str, Any]:
+def _tool_result(message: ToolResultMessage, images: bool) -> _ToolResult:
     blocks = message["content"]
-    result: dict[str, Any] = {
+    content: str | list[_Text | _Image]
+    if not any(b["type"] == "image" for b in blocks) or not images:
+        content = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+    else:
+        parts: list[_Text | _Image] = []
+        for block in blocks:
+            if block["type"] == "text":
+                parts.append({"type": "text", "text": block["text"]})
+            else:
+                parts.append(_image(block))
+        if not any(b["type"] == "text" for b in parts):
+            parts.insert(0, {"type": "text", "text": "(see attached image)"})
+        content = parts
+    return {
         "type": "tool_result",
         "tool_use_id": message["toolCallId"],
         "is_error": message["isError"],
+        "content": content,
     }
-    if not any(b["type"] == "image" for b in blocks) or not images:
-        result["content"] = "\n".join(b["text"] for b in blocks if b["type"] == "text")
-        return result
-    content: list[dict[str, Any]] = []
-    for block in blocks:
-        if block["type"] == "text":
-            content.append({"type": "text", "text": block["text"]})
-        else:
-            content.append(_image(cast(dict[str, Any], block)))
-    if not any(b["type"] == "text" for b in content):
-        content.insert(0, {"type": "text", "text": "(see attached image)"})
-    result["content"] = content
-    return result
 
 
 def convert_messages(
-    model: Model, context: Context, cache_control: dict[str, str] | None
-) -> list[dict[str, Any]]:
+    model: Model, context: Context, cache_control: _CacheControl | None
+) -> list[_Message]:
     """The ``messages`` array; consecutive tool results share one user message."""
-    out: list[dict[str, Any]] = []
+    out: list[_Message] = []
     images = "image" in model.input
     for message in iter_prepared(context.messages, model, _normalize_id):
         if message["role"] == "user":
@@ -142,18 +215,17 @@ def convert_messages(
         elif message["role"] == "toolResult":
             block = _tool_result(message, images)
             last = out[-1] if out else None
+            previous = last["content"] if last is not None and last["role"] == "user" else None
             if (
-                last is not None
-                and last["role"] == "user"
-                and isinstance(last["content"], list)
-                and last["content"]
-                and last["content"][-1].get("type") == "tool_result"
+                previous
+                and not isinstance(previous, str)
+                and previous[-1].get("type") == "tool_result"
             ):
-                last["content"].append(block)
+                previous.append(block)
             else:
                 out.append({"role": "user", "content": [block]})
-    if cache_control and out and out[-1]["role"] == "user":
-        last = out[-1]
+    last = out[-1] if out else None
+    if cache_control and last is not None and last["role"] == "user":
         if isinstance(last["content"], str):
             last["content"] = [
                 {"type": "text", "text": last["content"], "cache_control": cache_control}
@@ -163,7 +235,9 @@ def convert_messages(
     return out
 
 
-def _thinking(model: Model, options: StreamOptions, max_tokens: int, body: dict[str, Any]) -> int:
+def _thinking(
+    model: Model, options: StreamOptions, max_tokens: int, body: dict[str, object]
+) -> int:
     """Add the thinking parameters; returns the (possibly raised) max_tokens."""
     level = str(options.reasoning)
     if _adaptive(model):
@@ -180,9 +254,11 @@ def _thinking(model: Model, options: StreamOptions, max_tokens: int, body: dict[
     return max_tokens
 
 
-def build_anthropic_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_anthropic_body(
+    model: Model, context: Context, options: StreamOptions
+) -> dict[str, object]:
     """The streaming messages request body."""
-    cache_control: dict[str, str] | None = None
+    cache_control: _CacheControl | None = None
     if options.cache_retention != "none":
         cache_control = {"type": "ephemeral"}
         if options.cache_retention == "long" and "api.anthropic.com" in model.base_url:
@@ -190,14 +266,15 @@ def build_anthropic_body(model: Model, context: Context, options: StreamOptions)
     max_tokens = options.max_tokens or min(model.max_tokens, _MAX_TOKENS_DEFAULT_CAP)
     with bulk_allocation():  # a resumed session: ~100 000 messages of fresh dicts (see bulk.py)
         messages = convert_messages(model, context, cache_control)
-    body: dict[str, Any] = {
+    # A plain JSON object: a before_provider_request hook may change any of its keys.
+    body: dict[str, object] = {
         "model": model.id,
         "messages": messages,
         "max_tokens": max_tokens,
         "stream": True,
     }
     if context.system_prompt:
-        system: dict[str, Any] = {"type": "text", "text": context.system_prompt}
+        system: _Text = {"type": "text", "text": context.system_prompt}
         if cache_control:
             system["cache_control"] = cache_control
         body["system"] = [system]

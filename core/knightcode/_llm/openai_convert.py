@@ -17,13 +17,18 @@ from the base URL:
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Literal, NotRequired, TypedDict
 
 from knightcode._llm.transform import is_same_model, iter_prepared
 from knightcode._llm.transport import dumps_unicode
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
-from knightcode._types.messages import AssistantMessage, ToolResultMessage, UserMessage
+from knightcode._types.messages import (
+    AssistantMessage,
+    ImageContent,
+    ToolResultMessage,
+    UserMessage,
+)
 
 __all__ = ["build_openai_body", "resolve_compat"]
 
@@ -37,13 +42,73 @@ _EFFORT = {
 }
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 
+# --- the request's messages, as the chat-completions API spells them ---
 
-def resolve_compat(model: Model) -> dict[str, Any]:
-    """The compatibility switches of ``model``: explicit ``compat`` over URL-based defaults."""
+
+class _ImageUrl(TypedDict):
+    url: str
+
+
+class _ImagePart(TypedDict):
+    type: Literal["image_url"]
+    image_url: _ImageUrl
+
+
+class _TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class _Function(TypedDict):
+    name: str
+    arguments: str  # JSON text
+
+
+class _ToolCall(TypedDict):
+    id: str
+    type: Literal["function"]
+    function: _Function
+
+
+class _SystemMessage(TypedDict):
+    role: Literal["system", "developer"]
+    content: str
+
+
+class _UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[_TextPart | _ImagePart]
+
+
+class _AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: str | None
+    # Reasoning goes back in the field it came in (see _assistant).
+    reasoning_content: NotRequired[str]
+    reasoning: NotRequired[str]
+    tool_calls: NotRequired[list[_ToolCall]]
+
+
+class _ToolMessage(TypedDict):
+    role: Literal["tool"]
+    content: str
+    tool_call_id: str
+    name: NotRequired[str]
+
+
+_Message = _SystemMessage | _UserMessage | _AssistantMessage | _ToolMessage
+
+
+def resolve_compat(model: Model) -> dict[str, object]:
+    """The compatibility switches of ``model``: explicit ``compat`` over URL-based defaults.
+
+    The values are what models.json holds (any JSON value), so the switches are read by their
+    truth value.
+    """
     url = model.base_url
     is_openai = "api.openai.com" in url
     is_mistral = "mistral.ai" in url
-    compat: dict[str, Any] = {
+    compat: dict[str, object] = {
         "maxTokensField": "max_completion_tokens" if is_openai else "max_tokens",
         "supportsDeveloperRole": is_openai,
         "supportsReasoningEffort": "api.x.ai" not in url,
@@ -64,32 +129,32 @@ def _mistral_id(tool_id: str) -> str:
     return (cleaned + "ABCDEFGHI")[:9]
 
 
-def _image_url(block: dict[str, Any]) -> dict[str, Any]:
+def _image_url(block: ImageContent) -> _ImagePart:
     return {
         "type": "image_url",
         "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"},
     }
 
 
-def _user(message: UserMessage, images: bool) -> dict[str, Any] | None:
+def _user(message: UserMessage, images: bool) -> _UserMessage | None:
     content = message["content"]
     if isinstance(content, str):
         return {"role": "user", "content": content}
-    parts: list[dict[str, Any]] = []
+    parts: list[_TextPart | _ImagePart] = []
     for block in content:
         if block["type"] == "text":
             parts.append({"type": "text", "text": block["text"]})
         elif block["type"] == "image" and images:
-            parts.append(_image_url(cast(dict[str, Any], block)))
+            parts.append(_image_url(block))
     return {"role": "user", "content": parts} if parts else None
 
 
 def _assistant(
-    message: AssistantMessage, model: Model, compat: dict[str, Any]
-) -> dict[str, Any] | None:
+    message: AssistantMessage, model: Model, compat: dict[str, object]
+) -> _AssistantMessage | None:
     texts: list[str] = []
     reasoning: dict[str, list[str]] | None = None
-    calls: list[dict[str, Any]] | None = None
+    calls: list[_ToolCall] | None = None
     same: bool | None = None  # whether model produced the message; computed at the first thinking
     for block in message["content"]:
         if block["type"] == "text":
@@ -100,7 +165,7 @@ def _assistant(
             # (llama.cpp serving gpt-oss needs its reasoning_content to continue a tool call).
             if same is None:
                 same = is_same_model(message, model)
-            field = cast(dict[str, Any], block).get("thinkingSignature")
+            field = block.get("thinkingSignature")
             if same and field in ("reasoning_content", "reasoning"):
                 if reasoning is None:
                     reasoning = {}
@@ -124,25 +189,29 @@ def _assistant(
     if not texts and not calls:
         return None  # an empty assistant message is rejected by most servers
     # A plain string is what every OpenAI-compatible server accepts for assistant content.
-    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    out: _AssistantMessage = {"role": "assistant", "content": "".join(texts) if texts else None}
     if reasoning:
-        for field, chunks in reasoning.items():
-            out[field] = "\n".join(chunks)
+        for field, chunks in reasoning.items():  # in the order the fields first came
+            if field == "reasoning_content":
+                out["reasoning_content"] = "\n".join(chunks)
+            else:
+                out["reasoning"] = "\n".join(chunks)
     if calls:
         out["tool_calls"] = calls
     return out
 
 
 def _tool_results(
-    message: ToolResultMessage, images: bool, compat: dict[str, Any]
-) -> list[dict[str, Any]]:
+    message: ToolResultMessage, images: bool, compat: dict[str, object]
+) -> list[_ToolMessage | _UserMessage]:
     content = message["content"]
-    if len(content) == 1 and content[0]["type"] == "text":  # the usual shape: one text block
-        text = content[0]["text"]
-        image_blocks: list[dict[str, Any]] = []
+    first = content[0] if len(content) == 1 else None
+    if first is not None and first["type"] == "text":  # the usual shape: one text block
+        text = first["text"]
+        image_blocks: list[ImageContent] = []
     else:
         text = "\n".join(block["text"] for block in content if block["type"] == "text")
-        image_blocks = [cast(dict[str, Any], b) for b in content if b["type"] == "image"]
+        image_blocks = [block for block in content if block["type"] == "image"]
     if not text and image_blocks:
         text = (
             "(see attached image)"
@@ -150,17 +219,17 @@ def _tool_results(
             else "(image omitted: this model does not accept images)"
         )
     call_id = message["toolCallId"]
-    tool: dict[str, Any] = {
+    tool: _ToolMessage = {
         "role": "tool",
         "content": text,
         "tool_call_id": _mistral_id(call_id) if compat["requiresMistralToolIds"] else call_id,
     }
     if compat["requiresToolResultName"]:
         tool["name"] = message["toolName"]
-    out = [tool]
+    out: list[_ToolMessage | _UserMessage] = [tool]
     if image_blocks and images:
         # Tool messages cannot carry images; the reference follows up with a user message.
-        parts: list[dict[str, Any]] = [
+        parts: list[_TextPart | _ImagePart] = [
             {"type": "text", "text": "Attached image(s) from tool result:"}
         ]
         parts.extend(_image_url(block) for block in image_blocks)
@@ -168,14 +237,14 @@ def _tool_results(
     return out
 
 
-def convert_messages(
-    model: Model, context: Context, compat: dict[str, Any]
-) -> list[dict[str, Any]]:
+def convert_messages(model: Model, context: Context, compat: dict[str, object]) -> list[_Message]:
     """The ``messages`` array for ``context``."""
-    out: list[dict[str, Any]] = []
+    out: list[_Message] = []
     if context.system_prompt:
-        role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
-        out.append({"role": role, "content": context.system_prompt})
+        developer = model.reasoning and compat["supportsDeveloperRole"]
+        out.append(
+            {"role": "developer" if developer else "system", "content": context.system_prompt}
+        )
     images = "image" in model.input
     for message in iter_prepared(context.messages, model):
         if message["role"] == "user":
@@ -191,12 +260,14 @@ def convert_messages(
     return out
 
 
-def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     """The streaming chat-completions request body."""
     compat = resolve_compat(model)
     with bulk_allocation():  # a resumed session: ~100 000 messages of fresh dicts (see bulk.py)
         messages = convert_messages(model, context, compat)
-    body: dict[str, Any] = {
+    # A plain JSON object: maxTokensField names one of its keys, and a before_provider_request
+    # hook may change any of them.
+    body: dict[str, object] = {
         "model": model.id,
         "messages": messages,
         "stream": True,

@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, cast
 
 from knightcode._llm.types import Model
-from knightcode._types.messages import AssistantMessage, LlmMessage, ToolCall, ToolResultMessage
+from knightcode._types.messages import (
+    AssistantContent,
+    AssistantMessage,
+    LlmMessage,
+    ToolCall,
+    ToolResultMessage,
+)
 
 __all__ = ["is_same_model", "iter_prepared", "prepare_messages"]
 
@@ -57,31 +62,29 @@ def _adapt_assistant(
     same = is_same_model(message, model)
     if same and normalize_id is None:
         return message
-    content: list[Any] = []
+    content: list[AssistantContent] = []
     changed = False
     for block in message["content"]:
-        kind = block.get("type")
-        if kind == "thinking" and not same:
+        if block["type"] == "thinking" and not same:
             changed = True
-            thinking = cast(dict[str, Any], block)
-            text = str(thinking.get("thinking", ""))
-            if thinking.get("redacted") or not text or text.isspace():  # strip() would copy it
+            text = str(block.get("thinking", ""))
+            if block.get("redacted") or not text or text.isspace():  # strip() would copy it
                 continue
-            content.append({"type": "text", "text": thinking["thinking"]})
-        elif kind == "toolCall" and normalize_id is not None:
-            call = cast(ToolCall, block)
-            new_id = normalize_id(call["id"])
-            if new_id != call["id"]:
-                id_map[call["id"]] = new_id
-                content.append({**call, "id": new_id})
+            content.append({"type": "text", "text": block["thinking"]})
+        elif block["type"] == "toolCall" and normalize_id is not None:
+            new_id = normalize_id(block["id"])
+            if new_id != block["id"]:
+                id_map[block["id"]] = new_id
+                content.append({**block, "id": new_id})
                 changed = True
             else:
-                content.append(call)
+                content.append(block)
         else:
             content.append(block)
     if not changed:
         return message
-    return cast(AssistantMessage, {**message, "content": content})
+    adapted: AssistantMessage = {**message, "content": content}
+    return adapted
 
 
 def _answer_missing(pending: list[ToolCall], answered: set[str]) -> Iterator[ToolResultMessage]:
@@ -106,24 +109,22 @@ def iter_prepared(
     provider, api, model_id = model.provider, model.api, model.id
 
     for message in messages:
-        role = message["role"]
-        if role == "toolResult":
-            tool_result = cast(ToolResultMessage, message)
+        if message["role"] == "toolResult":
             if id_map:
-                new_id = id_map.get(tool_result["toolCallId"])
+                new_id = id_map.get(message["toolCallId"])
                 if new_id is not None:
-                    tool_result = {**tool_result, "toolCallId": new_id}
-            answered.add(tool_result["toolCallId"])
-            yield tool_result
+                    message = {**message, "toolCallId": new_id}
+            answered.add(message["toolCallId"])
+            yield message
             continue
         if pending:
             yield from _answer_missing(pending, answered)
             pending = []
         answered.clear()
-        if role != "assistant":
+        if message["role"] != "assistant":
             yield message
             continue
-        assistant = cast(AssistantMessage, message)
+        assistant = message
         if assistant.get("stopReason") in ("error", "aborted"):
             continue
         if (
@@ -134,8 +135,8 @@ def iter_prepared(
         ):
             assistant = _adapt_assistant(assistant, model, normalize_id, id_map)
         for block in assistant["content"]:
-            if block.get("type") == "toolCall":
-                pending.append(cast(ToolCall, block))
+            if block["type"] == "toolCall":
+                pending.append(block)
         yield assistant
     # Trailing unanswered calls stay unanswered: the agent is about to run them (or the caller
     # is asking about them on purpose); a synthetic result there would be a lie.

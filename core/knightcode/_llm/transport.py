@@ -13,7 +13,6 @@ import inspect
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping
 from http import HTTPStatus
-from typing import Any, TypeVar
 
 import httpx
 
@@ -30,8 +29,6 @@ __all__ = [
     "encode_body_chunks",
     "open_stream",
 ]
-
-_T = TypeVar("_T")
 
 # Enough of an error body to show the provider's message; some proxies answer with whole HTML pages.
 DEFAULT_IDLE_TIMEOUT_MS = 300000
@@ -113,7 +110,7 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8", "replace")
 
 
-def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> list[bytes]:
+def encode_body_chunks(body: Mapping[str, object], *, release: bool = False) -> list[bytes]:
     """:func:`encode_body` in chunks of about 256 KB.
 
     The messages of a resumed session can be 100 MB of JSON: encoded message by message, the
@@ -124,11 +121,11 @@ def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> lis
         is freed once encoded (for a body nobody else holds: ~50 MB less at the peak of a
         100 MB session's request)
     """
-    large = [
-        key
+    large: dict[str, list[object]] = {
+        key: value
         for key, value in body.items()
         if type(value) is list and len(value) >= _LARGE_LIST and type(key) is str
-    ]
+    }
     if not large:
         return [_utf8(compact_json(body))]
     chunks: list[bytes] = []
@@ -136,13 +133,13 @@ def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> lis
     size = 0
     separator = b"{"
     for key, value in body.items():
-        if key not in large:
+        items = large.get(key)
+        if items is None:
             group.append(separator + _utf8(compact_json({key: value})[1:-1]))
             separator = b","
             continue
         group.append(separator + _utf8(compact_json(key)) + b":[")
         separator = b","
-        items: list[Any] = value
         if release:
             items.reverse()  # popped from the end, in order
         for index in range(len(items)):
@@ -164,7 +161,7 @@ def encode_body_chunks(body: Mapping[str, Any], *, release: bool = False) -> lis
     return chunks
 
 
-def encode_body(body: Mapping[str, Any]) -> bytes:
+def encode_body(body: Mapping[str, object]) -> bytes:
     """Compact UTF-8 JSON; lone surrogates (from damaged input) become ``?`` instead of an
     exception or an escape strict JSON parsers reject.
     """
@@ -193,7 +190,7 @@ async def open_stream(
     client: httpx.AsyncClient,
     url: str,
     headers: Mapping[str, str],
-    body: dict[str, Any],
+    body: dict[str, object],
     options: StreamOptions,
     signal: AbortSignal,
 ) -> httpx.Response:
@@ -299,7 +296,7 @@ def _error_detail(body: bytes) -> str:
     return _message_of(data) or text[:_ERROR_TEXT_LIMIT]
 
 
-def _message_of(data: Any) -> str:
+def _message_of(data: object) -> str:
     if isinstance(data, list) and data:
         return _message_of(data[0])  # some gateways wrap the error in a list
     if not isinstance(data, dict):
@@ -319,7 +316,7 @@ def _message_of(data: Any) -> str:
     return ""
 
 
-def error_message_of(data: Any) -> str:
+def error_message_of(data: object) -> str:
     """The message of an error object sent *inside* a stream (``{"error": {...}}``)."""
     return _message_of(data)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
-from typing import IO, TYPE_CHECKING, Any, cast
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knightcode._types.events import SessionEvent
@@ -31,23 +31,23 @@ STREAMING_EVENTS = frozenset({"message_update", "tool_execution_update", "bash_e
 """Records that come in bursts; the writer coalesces their flushes."""
 
 
-def to_wire(event: dict[str, Any]) -> dict[str, Any]:
+def to_wire(event: SessionEvent) -> Mapping[str, object]:
     """The record for an event: ``message_update`` reduced to ``usage`` + the delta event, every
     other event unchanged.
     """
     if event["type"] != "message_update":
         return event
-    inner = event["assistantMessageEvent"]
-    if "partial" in inner:
-        inner = {key: value for key, value in inner.items() if key != "partial"}
+    delta: Mapping[str, object] = event["assistantMessageEvent"]
+    if "partial" in delta:
+        delta = {key: value for key, value in delta.items() if key != "partial"}
     return {
         "type": "message_update",
         "usage": event["message"].get("usage"),
-        "assistantMessageEvent": inner,
+        "assistantMessageEvent": delta,
     }
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
+def encode_record(record: Mapping[str, object]) -> bytes:
     r"""One LF-terminated JSON record: compact, raw UTF-8 (U+2028/U+2029 included), numbers as
     JavaScript writes them; a lone surrogate, which UTF-8 cannot carry, is escaped as
     ``\udXXX`` like JavaScript does.
@@ -80,7 +80,7 @@ class RecordWriter:
         self._pending: list[bytes] = []
         self._scheduled = False
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, object]) -> None:
         kind = record.get("type")
         if kind not in STREAMING_EVENTS and jsonl.holds_large_list(record):
             # A get_messages response can be 100 MB: written as it is encoded, a chunk at a
@@ -101,7 +101,7 @@ class RecordWriter:
 
     def write_event(self, event: SessionEvent) -> None:
         """Write a session event in its wire form."""
-        self.write(to_wire(cast(dict[str, Any], event)))
+        self.write(to_wire(event))
 
     def flush(self) -> None:
         self._scheduled = False
@@ -111,7 +111,7 @@ class RecordWriter:
         self._pending.clear()
         self._write_chunks((data,))
 
-    def _write_large(self, record: dict[str, Any]) -> None:
+    def _write_large(self, record: Mapping[str, object]) -> None:
         if self._fd is not None:
             _grow_pipe(self._fd)
         written = False

@@ -7,13 +7,25 @@ indexes it, makes it the leaf, and writes it when the session is being written.
 
 from __future__ import annotations
 
-from typing import Any
-
 from knightcode._session.errors import EntryNotFoundError
 from knightcode._session.ids import iso_timestamp, new_entry_id
 from knightcode._session.projection import is_valid_edit
 from knightcode._session.tree import EntryIndex
-from knightcode._types.entries import CONTEXT_ENTRY_TYPES, ContextEdit
+from knightcode._types.entries import (
+    CONTEXT_ENTRY_TYPES,
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEdit,
+    ContextEditEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
 from knightcode._types.messages import AgentMessage, ImageContent, TextContent, Usage
 
 __all__ = ["EntryAppender"]
@@ -24,16 +36,13 @@ class EntryAppender:
 
     _index: EntryIndex
 
-    def _append(self, entry: dict[str, Any]) -> str:
+    def _append(self, entry: SessionEntry) -> str:
         raise NotImplementedError
 
-    def _base(self, kind: str) -> dict[str, Any]:
-        return {
-            "type": kind,
-            "id": new_entry_id(self._index.by_id),
-            "parentId": self._index.leaf_id,
-            "timestamp": iso_timestamp(),
-        }
+    def _placement(self) -> tuple[str, str | None, str]:
+        # The fields every new entry has besides its type: a fresh id, the leaf as its parent,
+        # and the time now. Each entry is then one dict literal, its keys in the file's order.
+        return new_entry_id(self._index.by_id), self._index.leaf_id, iso_timestamp()
 
     def append_message(self, message: AgentMessage) -> str:
         """Append a message (user, assistant, toolResult, bashExecution or custom); returns its id.
@@ -45,21 +54,39 @@ class EntryAppender:
             raise ValueError(
                 f"append a {message['role']} through its own entry type, not a message"
             )
-        entry = self._base("message")
-        entry["message"] = message
+        entry_id, parent_id, timestamp = self._placement()
+        entry: MessageEntry = {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "message": message,
+        }
         return self._append(entry)
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         """Record a new thinking level."""
-        entry = self._base("thinking_level_change")
-        entry["thinkingLevel"] = thinking_level
+        entry_id, parent_id, timestamp = self._placement()
+        entry: ThinkingLevelChangeEntry = {
+            "type": "thinking_level_change",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "thinkingLevel": thinking_level,
+        }
         return self._append(entry)
 
     def append_model_change(self, provider: str, model_id: str) -> str:
         """Record a model switch."""
-        entry = self._base("model_change")
-        entry["provider"] = provider
-        entry["modelId"] = model_id
+        entry_id, parent_id, timestamp = self._placement()
+        entry: ModelChangeEntry = {
+            "type": "model_change",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "provider": provider,
+            "modelId": model_id,
+        }
         return self._append(entry)
 
     def append_compaction(
@@ -67,7 +94,7 @@ class EntryAppender:
         summary: str,
         first_kept_entry_id: str | None,
         tokens_before: int,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
@@ -77,36 +104,74 @@ class EntryAppender:
         ``firstKeptEntryId`` is its own id, so the context is the summary alone and a later
         compaction starts after this entry.
         """
-        entry = self._base("compaction")
-        entry.update(
-            summary=summary,
-            firstKeptEntryId=first_kept_entry_id
-            if first_kept_entry_id is not None
-            else entry["id"],
-            tokensBefore=tokens_before,
-        )
-        _set_optional(entry, usage=usage, details=details, fromHook=from_hook)
+        entry_id, parent_id, timestamp = self._placement()
+        entry: CompactionEntry = {
+            "type": "compaction",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "summary": summary,
+            "firstKeptEntryId": entry_id if first_kept_entry_id is None else first_kept_entry_id,
+            "tokensBefore": tokens_before,
+        }
+        # Absent optional fields are omitted, never written as null (JSON.stringify drops
+        # undefined), in the reference's order.
+        if usage is not None:
+            entry["usage"] = usage
+        if details is not None:
+            entry["details"] = details
+        if from_hook is not None:
+            entry["fromHook"] = from_hook
         return self._append(entry)
 
     def append_branch_summary(
         self,
         summary: str,
         from_id: str,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
         """Append a ``branch_summary`` at the current leaf (``from_id``: the branch left)."""
-        entry = self._base("branch_summary")
-        entry.update(fromId=from_id, summary=summary)
-        _set_optional(entry, usage=usage, details=details, fromHook=from_hook)
+        entry_id, parent_id, timestamp = self._placement()
+        entry: BranchSummaryEntry = {
+            "type": "branch_summary",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "fromId": from_id,
+            "summary": summary,
+        }
+        if usage is not None:
+            entry["usage"] = usage
+        if details is not None:
+            entry["details"] = details
+        if from_hook is not None:
+            entry["fromHook"] = from_hook
         return self._append(entry)
 
-    def append_custom(self, custom_type: str, data: Any = None) -> str:
+    def append_custom(self, custom_type: str, data: object = None) -> str:
         """Store plugin state (never sent to the model)."""
-        entry: dict[str, Any] = {"type": "custom", "customType": custom_type}
-        _set_optional(entry, data=data)
-        entry.update(self._base("custom"))  # the reference writes these fields last
+        entry_id, parent_id, timestamp = self._placement()
+        # The reference writes the placement fields last, after the optional data.
+        entry: CustomEntry
+        if data is None:
+            entry = {
+                "type": "custom",
+                "customType": custom_type,
+                "id": entry_id,
+                "parentId": parent_id,
+                "timestamp": timestamp,
+            }
+        else:
+            entry = {
+                "type": "custom",
+                "customType": custom_type,
+                "data": data,
+                "id": entry_id,
+                "parentId": parent_id,
+                "timestamp": timestamp,
+            }
         return self._append(entry)
 
     def append_custom_message(
@@ -114,13 +179,32 @@ class EntryAppender:
         custom_type: str,
         content: str | list[TextContent | ImageContent],
         display: bool,
-        details: Any = None,
+        details: object = None,
     ) -> str:
         """Add a plugin message to the context (sent as a user message)."""
-        entry: dict[str, Any] = {"type": "custom_message", "customType": custom_type}
-        entry.update(content=content, display=display)
-        _set_optional(entry, details=details)
-        entry.update(self._base("custom_message"))
+        entry_id, parent_id, timestamp = self._placement()
+        entry: CustomMessageEntry
+        if details is None:
+            entry = {
+                "type": "custom_message",
+                "customType": custom_type,
+                "content": content,
+                "display": display,
+                "id": entry_id,
+                "parentId": parent_id,
+                "timestamp": timestamp,
+            }
+        else:
+            entry = {
+                "type": "custom_message",
+                "customType": custom_type,
+                "content": content,
+                "display": display,
+                "details": details,
+                "id": entry_id,
+                "parentId": parent_id,
+                "timestamp": timestamp,
+            }
         return self._append(entry)
 
     def append_label(self, target_id: str, label: str | None) -> str:
@@ -130,15 +214,28 @@ class EntryAppender:
         """
         if target_id not in self._index.by_id:
             raise EntryNotFoundError(target_id)
-        entry = self._base("label")
-        entry["targetId"] = target_id
-        _set_optional(entry, label=label)
+        entry_id, parent_id, timestamp = self._placement()
+        entry: LabelEntry = {
+            "type": "label",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "targetId": target_id,
+        }
+        if label is not None:
+            entry["label"] = label
         return self._append(entry)
 
     def append_session_info(self, name: str) -> str:
         """Name the session (the name is stored trimmed)."""
-        entry = self._base("session_info")
-        entry["name"] = name.strip()
+        entry_id, parent_id, timestamp = self._placement()
+        entry: SessionInfoEntry = {
+            "type": "session_info",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "name": name.strip(),
+        }
         return self._append(entry)
 
     def append_context_edit(self, edits: list[ContextEdit], reason: str | None = None) -> str:
@@ -160,16 +257,23 @@ class EntryAppender:
                 raise ValueError(
                     f"entry {target['id']} ({target['type']}) has no message to replace"
                 )
-        entry = self._base("context_edit")
-        entry["edits"] = list(edits)
-        _set_optional(entry, reason=reason)
+        entry_id, parent_id, timestamp = self._placement()
+        entry: ContextEditEntry = {
+            "type": "context_edit",
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": timestamp,
+            "edits": list(edits),
+        }
+        if reason is not None:
+            entry["reason"] = reason
         return self._append(entry)
 
     def branch_with_summary(
         self,
         branch_from_id: str | None,
         summary: str,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
         usage: Usage | None = None,
     ) -> str:
@@ -184,10 +288,3 @@ class EntryAppender:
         return self.append_branch_summary(
             summary, branch_from_id or "root", details, from_hook, usage
         )
-
-
-def _set_optional(entry: dict[str, Any], **fields: Any) -> None:
-    # Absent optional fields are omitted, never written as null (JSON.stringify drops undefined).
-    for key, value in fields.items():
-        if value is not None:
-            entry[key] = value

@@ -27,11 +27,13 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any, NoReturn
+from typing import NoReturn, TypeAlias
 
 from knightcode._session.jsnumber import encode_js, js_number
 
 __all__ = [
+    "JsonObject",
+    "JsonValue",
     "dumps",
     "encode_line",
     "holds_large_list",
@@ -39,6 +41,13 @@ __all__ = [
     "js_number",
     "parse_line",
 ]
+
+JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+"""A value as :func:`parse_line` returns it: what the JSON decoder makes, nothing else. Code
+reading a file narrows it (``type(value) is dict``) before trusting any shape."""
+
+JsonObject: TypeAlias = "dict[str, JsonValue]"
+"""A JSON object as parsed, not yet known to have any particular keys."""
 
 LARGE_LIST = 64
 """A list at least this long (within two levels of dicts) is encoded element by element."""
@@ -287,11 +296,13 @@ def iter_line(value: object) -> Iterator[bytes]:
     yield b"".join(group)
 
 
-def parse_line(line: bytes) -> Any:
+def parse_line(line: bytes) -> JsonValue:
     """Parse one line (with or without its LF; one trailing CR tolerated).
 
     Invalid UTF-8 is replaced by U+FFFD, as the reference's ``readFileSync(…, "utf8")`` does, so
     one bad byte does not cost a whole entry. Raises :class:`ValueError` if the line is not JSON.
     ``NaN``/``Infinity`` literals, which JavaScript rejects, are rejected too.
     """
-    return _decoder.decode(line.decode("utf-8", "replace"))
+    # The decoder is typed as returning Any; it makes only what JsonValue describes.
+    value: JsonValue = _decoder.decode(line.decode("utf-8", "replace"))
+    return value

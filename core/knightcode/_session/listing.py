@@ -9,7 +9,6 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from knightcode._session import jsonl
 from knightcode._session.ids import iso_to_epoch_ms
@@ -99,7 +98,7 @@ def _from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -134,7 +133,7 @@ def build_session_info(path: Path) -> SessionInfo | None:
         if entry["type"] != "message":
             continue
         message_count += 1
-        message: Any = entry.get("message")
+        message: object = entry.get("message")  # any file is listed, a damaged one too
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             continue
         if "content" not in message:

@@ -19,15 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import BinaryIO, cast
 
 from knightcode._session import jsonl
 from knightcode._session.bulk import bulk_allocation
 from knightcode._session.file_store import keep_aside, write_file_atomically
 from knightcode._session.ids import new_entry_id
+from knightcode._session.jsonl import JsonObject, JsonValue
 from knightcode._types.entries import (
     CURRENT_SESSION_VERSION,
     FileEntry,
+    LabelEntry,
     SessionEntry,
     SessionHeader,
 )
@@ -92,15 +94,11 @@ class LoadedSession:
     report: LoadReport = field(default_factory=LoadReport)
     blank: bool = True  # no non-blank line at all (missing or empty file)
     by_id: dict[str, SessionEntry] | None = None
-    labels: list[SessionEntry] | None = None
+    labels: list[LabelEntry] | None = None
 
 
-def _is_header(value: object) -> bool:
-    return (
-        isinstance(value, dict)
-        and value.get("type") == "session"
-        and isinstance(value.get("id"), str)
-    )
+def _is_header(value: JsonObject) -> bool:
+    return value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
 def read_session_file(path: Path) -> LoadedSession:
@@ -123,19 +121,25 @@ def read_session_file(path: Path) -> LoadedSession:
         # The reference rule: the first parsed line must be a header, or the session is empty.
         report.invalid_header = not parsed.blank
         return LoadedSession(None, [], report, blank=parsed.blank)
-    header: dict[str, Any] = entries[0]
+    header = entries[0]
     del entries[0]
     report.skipped_lines += parsed.later_headers  # concatenated files: not an entry
-    loaded = LoadedSession(cast(SessionHeader, header), entries, report, blank=False)
+    # The trusted boundary: every value is a JSON object with a string type (and the header has
+    # a string id); the rest of each entry's shape is what the file promises. Readers that may
+    # meet a damaged file read optional fields with .get().
+    loaded = LoadedSession(
+        cast(SessionHeader, header), cast(list[SessionEntry], entries), report, blank=False
+    )
     version = _version(header)
     if version < CURRENT_SESSION_VERSION:
         _migrate(header, entries, version)
         report.migrated_from = version
     elif not parsed.missing_ids:
-        header_id: str = header["id"]
-        if parsed.by_id.get(header_id) is header:  # the header was indexed as the first value
-            del parsed.by_id[header_id]
-        loaded.by_id, loaded.labels = parsed.by_id, parsed.labels
+        header_id = header["id"]
+        if type(header_id) is str and parsed.by_id.get(header_id) is header:
+            del parsed.by_id[header_id]  # the header was indexed as the first value
+        loaded.by_id = cast(dict[str, SessionEntry], parsed.by_id)  # as the entries above
+        loaded.labels = cast(list[LabelEntry], parsed.labels)
     if parsed.missing_ids or report.migrated_from is not None:
         report.repaired_ids = _repair_missing_ids(entries)
     return loaded
@@ -145,11 +149,11 @@ def read_session_file(path: Path) -> LoadedSession:
 class _Parsed:
     # What _parse_file gathers: the objects with a string type, in order, except "session"
     # objects after the first value (counted); indexes of them; whether the file was blank.
-    values: list[Any] = field(default_factory=list)
+    values: list[JsonObject] = field(default_factory=list)
     later_headers: int = 0
     blank: bool = True
-    by_id: dict[str, Any] = field(default_factory=dict)
-    labels: list[Any] = field(default_factory=list)
+    by_id: dict[str, JsonObject] = field(default_factory=dict)
+    labels: list[JsonObject] = field(default_factory=list)
     missing_ids: bool = False
 
 
@@ -174,7 +178,7 @@ def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
         _keep(values, parsed, report)
 
 
-def _keep(values: list[Any], parsed: _Parsed, report: LoadReport) -> None:
+def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
     # The objects with a string type are kept and indexed here, right after their batch was
     # parsed: a later pass over 100 000 entries costs a cache miss per entry. The strings every
     # entry repeats are shared (type and role names; a parent id is its parent's id), so the
@@ -205,7 +209,7 @@ def _keep(values: list[Any], parsed: _Parsed, report: LoadReport) -> None:
             parsed.labels.append(value)
 
 
-def _parse_batch(lines: list[bytes]) -> list[Any] | None:
+def _parse_batch(lines: list[bytes]) -> list[JsonValue] | None:
     # Fast path: parse a batch of lines as one JSON array. One decoder call shares key strings
     # across the batch (the decoder memoises keys only within a call), which saves ~100 MB on a
     # 100 MB file, and saves the per-call overhead. Only lines that look like whole objects
@@ -230,7 +234,7 @@ def _parse_batch(lines: list[bytes]) -> list[Any] | None:
     return [next_ascii() if plain else next_other() for plain in ascii_lines]
 
 
-def _parse_array(lines: list[bytes]) -> list[Any] | None:
+def _parse_array(lines: list[bytes]) -> list[JsonValue] | None:
     try:
         values = jsonl.parse_line(b"".join((b"[", b",".join(lines), b"]")))
     except ValueError:
@@ -240,8 +244,8 @@ def _parse_array(lines: list[bytes]) -> list[Any] | None:
     return values
 
 
-def _parse_each(lines: list[bytes], report: LoadReport) -> list[Any]:
-    values: list[Any] = []
+def _parse_each(lines: list[bytes], report: LoadReport) -> list[JsonValue]:
+    values: list[JsonValue] = []
     for line in lines:
         try:
             values.append(jsonl.parse_line(line))  # tolerates the trailing LF and one CR
@@ -253,22 +257,23 @@ def _parse_each(lines: list[bytes], report: LoadReport) -> list[Any]:
     return values
 
 
-def _version(header: dict[str, Any]) -> int:
+def _version(header: JsonObject) -> int:
     version = header.get("version")
     return version if type(version) is int else 1
 
 
-def _migrate(header: dict[str, Any], entries: list[dict[str, Any]], version: int) -> None:
+def _migrate(header: JsonObject, entries: list[JsonObject], version: int) -> None:
     if version < 2:
         # v1 -> v2: a linear chain of fresh ids. firstKeptEntryIndex indexes the file's entry
         # list *including the header*, so index i is entries[i - 1] here.
         taken: set[str] = set()
         previous: str | None = None
         for entry in entries:
-            entry["id"] = new_entry_id(taken)
-            taken.add(entry["id"])
+            entry_id = new_entry_id(taken)
+            taken.add(entry_id)
+            entry["id"] = entry_id
             entry["parentId"] = previous
-            previous = entry["id"]
+            previous = entry_id
         for entry in entries:
             if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
                 index = entry.pop("firstKeptEntryIndex")
@@ -283,28 +288,31 @@ def _migrate(header: dict[str, Any], entries: list[dict[str, Any]], version: int
     header["version"] = CURRENT_SESSION_VERSION
 
 
-def _repair_missing_ids(entries: list[dict[str, Any]]) -> int:
+def _repair_missing_ids(entries: list[JsonObject]) -> int:
     # A v1 writer appending to a newer file leaves entries without id/parentId: chain them to
     # the entry before, as the v1 migration would.
     if all(type(entry.get("id")) is str for entry in entries):
         return 0
-    taken = {entry["id"] for entry in entries if type(entry.get("id")) is str}
+    taken = {entry_id for entry in entries if type(entry_id := entry.get("id")) is str}
     repaired = 0
     previous: str | None = None
     for entry in entries:
-        if type(entry.get("id")) is not str:
-            entry["id"] = new_entry_id(taken)
-            taken.add(entry["id"])
+        entry_id = entry.get("id")
+        if type(entry_id) is not str:
+            entry_id = new_entry_id(taken)
+            taken.add(entry_id)
+            entry["id"] = entry_id
             if "parentId" not in entry:
                 entry["parentId"] = previous
             repaired += 1
-        previous = entry["id"]
+        previous = entry_id
     return repaired
 
 
 def migrate_session_entries(entries: list[FileEntry]) -> bool:
     """Migrate a parsed file (header first) to version 3 in place; ``True`` if anything changed."""
-    items = cast(list[dict[str, Any]], entries)
+    # The entries are edited as the JSON objects they are; a caller may pass a damaged file's.
+    items = cast(list[JsonObject], entries)
     header = next((item for item in items if item.get("type") == "session"), None)
     body = [item for item in items if item.get("type") != "session"]
     changed = False

@@ -30,9 +30,9 @@ _SEPARATORS = re.compile(r"[/\\:]")
 
 
 def encode_cwd(cwd: str | os.PathLike[str]) -> str:
-    """The directory name for a working directory: ``/home/u/proj`` → ``--home-u-proj--``.
+    r"""The directory name for a working directory: ``/home/u/proj`` → ``--home-u-proj--``.
 
-    One leading ``/`` or ``\\`` is dropped, then every ``/``, ``\\`` and ``:`` becomes ``-``.
+    One leading ``/`` or ``\`` is dropped, then every ``/``, ``\`` and ``:`` becomes ``-``.
     """
     text = os.fspath(cwd)
     if text[:1] in ("/", "\\"):

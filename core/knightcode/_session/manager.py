@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, cast
+from typing import Self
 
 from knightcode._session import jsonl
 from knightcode._session.appending import EntryAppender
@@ -184,11 +184,10 @@ class SessionManager(EntryAppender):
 
     # --- writing (the append_* methods are in EntryAppender) ---------------------------------
 
-    def _append(self, entry: dict[str, Any]) -> str:
-        # The appender built the dict in the shape of its entry type.
-        self._index.add(cast(SessionEntry, entry))
+    def _append(self, entry: SessionEntry) -> str:
+        self._index.add(entry)
         self._write_pending()
-        return str(entry["id"])
+        return entry["id"]
 
     def _write_pending(self) -> None:
         # The reference's lazy rule: nothing reaches the file before the first assistant

@@ -40,7 +40,10 @@ __all__ = [
 ]
 
 # Exact texts of the reference (messages.ts); note the asymmetric suffixes.
-COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = (
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"

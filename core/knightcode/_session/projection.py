@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from knightcode._types.entries import CONTEXT_ENTRY_TYPES, ContextEdit, MessageEntry, SessionEntry
 from knightcode._types.messages import AgentMessage
@@ -27,7 +26,7 @@ __all__ = ["SessionProjection", "apply_edit", "collect_edits", "is_valid_edit", 
 
 
 def is_valid_edit(edit: object) -> bool:
-    """Whether ``edit`` has the shape of an edit (``op``, ``targetId``, and a message to replace)."""
+    """Whether ``edit`` has the shape of an edit (``op``, ``targetId``, a message to replace)."""
     if not isinstance(edit, dict) or not isinstance(edit.get("targetId"), str):
         return False
     op = edit.get("op")
@@ -37,8 +36,8 @@ def is_valid_edit(edit: object) -> bool:
     return op == "replace" and isinstance(message, dict) and isinstance(message.get("role"), str)
 
 
-def _applies_to(edit: Mapping[str, Any], target: Mapping[str, Any]) -> bool:
-    kind = target.get("type")
+def _applies_to(edit: ContextEdit, target: SessionEntry) -> bool:
+    kind = target["type"]
     if edit["op"] == "omit":
         return kind != "compaction"
     return kind in CONTEXT_ENTRY_TYPES
@@ -72,14 +71,17 @@ def apply_edit(entry: SessionEntry, edit: ContextEdit) -> SessionEntry | None:
     """
     if edit["op"] == "omit":
         return None
-    projected: MessageEntry = {
+    return _replacement(entry, edit["message"])
+
+
+def _replacement(entry: SessionEntry, message: AgentMessage) -> MessageEntry:
+    return {
         "type": "message",
         "id": entry["id"],
         "parentId": entry.get("parentId"),
         "timestamp": entry.get("timestamp", ""),
-        "message": edit["message"],
+        "message": message,
     }
-    return projected
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +114,9 @@ def project_path(path: Sequence[SessionEntry]) -> SessionProjection:
         if edit is None:
             entries.append(entry)
             continue
-        projected = apply_edit(entry, edit)
-        if projected is None:
-            omitted.add(entry["id"])
+        if edit["op"] == "replace":
+            replaced[entry["id"]] = edit["message"]
+            entries.append(_replacement(entry, edit["message"]))
         else:
-            replaced[entry["id"]] = edit["message"]  # type: ignore[typeddict-item]  # op is replace
-            entries.append(projected)
+            omitted.add(entry["id"])
     return SessionProjection(raw, entries, frozenset(omitted), replaced)

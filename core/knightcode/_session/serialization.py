@@ -19,7 +19,6 @@ store measures) with a marker saying how much was dropped.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from knightcode._session import jsonl
 from knightcode._session.tokens import utf16_len
@@ -50,7 +49,7 @@ def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> s
     return f"{kept}\n\n[... {dropped} more characters truncated]"
 
 
-def _text_blocks(content: Any, separator: str) -> str:
+def _text_blocks(content: object, separator: str) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -62,7 +61,7 @@ def _text_blocks(content: Any, separator: str) -> str:
     )
 
 
-def _tool_call(block: Mapping[str, Any]) -> str:
+def _tool_call(block: Mapping[str, object]) -> str:
     arguments = block.get("arguments")
     pairs = arguments.items() if isinstance(arguments, dict) else ()
     # Each value as JSON.stringify writes it: compact, raw Unicode, key order kept.
@@ -70,7 +69,7 @@ def _tool_call(block: Mapping[str, Any]) -> str:
     return f"{block.get('name', '')}({rendered})"
 
 
-def _assistant(message: Mapping[str, Any], parts: list[str]) -> None:
+def _assistant(message: Mapping[str, object], parts: list[str]) -> None:
     texts: list[str] = []
     calls: list[str] = []
     content = message.get("content")
@@ -89,7 +88,7 @@ def _assistant(message: Mapping[str, Any], parts: list[str]) -> None:
         parts.append("[Assistant tool calls]: " + "; ".join(calls))
 
 
-def serialize_conversation(messages: Iterable[Mapping[str, Any]]) -> str:
+def serialize_conversation(messages: Iterable[Mapping[str, object]]) -> str:
     """Render provider messages (``user``, ``assistant``, ``toolResult``) as labelled text.
 
     Convert agent messages first with :func:`~knightcode._session.messages.convert_to_llm`, so bash

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from knightcode._session import jsonl
 from knightcode._types.messages import Usage
@@ -46,13 +46,20 @@ def estimate_text_tokens(text: str) -> int:
     return _tokens(utf16_len(text)) if text else 0
 
 
-def _text_and_images(content: Any, image_chars: int) -> int:
+def _str_chars(value: object) -> int:
+    # The length of a field that should be a string; a damaged file may hold anything there.
+    return utf16_len(value) if isinstance(value, str) else 0
+
+
+def _text_and_images(content: object, image_chars: int) -> int:
     if isinstance(content, str):
         return utf16_len(content)
     chars = 0
     if isinstance(content, list):
         for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text:
@@ -62,7 +69,7 @@ def _text_and_images(content: Any, image_chars: int) -> int:
     return chars
 
 
-def _assistant_chars(content: Any) -> int:
+def _assistant_chars(content: object) -> int:
     chars = 0
     if not isinstance(content, list):  # the reference iterates characters of a string: 0
         return 0
@@ -82,7 +89,7 @@ def _assistant_chars(content: Any) -> int:
     return chars
 
 
-def estimate_tokens(message: Mapping[str, Any]) -> int:
+def estimate_tokens(message: Mapping[str, object]) -> int:
     """Estimate one message's tokens with the reference's per-role rules.
 
     user: text only (images ignored); assistant: text + thinking + tool name and compact JSON
@@ -97,15 +104,15 @@ def estimate_tokens(message: Mapping[str, Any]) -> int:
     elif role == "custom" or role == "toolResult":
         chars = _text_and_images(message.get("content"), IMAGE_CHARS)
     elif role == "bashExecution":
-        chars = utf16_len(message.get("command") or "") + utf16_len(message.get("output") or "")
+        chars = _str_chars(message.get("command")) + _str_chars(message.get("output"))
     elif role == "branchSummary" or role == "compactionSummary":
-        chars = utf16_len(message.get("summary") or "")
+        chars = _str_chars(message.get("summary"))
     else:
         return 0
     return _tokens(chars)
 
 
-def calculate_context_tokens(usage: Mapping[str, Any]) -> int:
+def calculate_context_tokens(usage: Usage) -> int:
     """Context size a provider reported: ``totalTokens``, else the sum of its parts."""
     total = usage.get("totalTokens") or 0
     if total:
@@ -118,21 +125,25 @@ def calculate_context_tokens(usage: Mapping[str, Any]) -> int:
     )
 
 
-def get_assistant_usage(message: Mapping[str, Any]) -> Usage | None:
+def get_assistant_usage(message: Mapping[str, object]) -> Usage | None:
     """The usage of an assistant message, unless it was aborted or failed (no valid usage)."""
     if message.get("role") != "assistant":
         return None
     if message.get("stopReason") in ("aborted", "error"):
         return None
     usage = message.get("usage")
-    return usage if isinstance(usage, dict) and usage else None  # type: ignore[return-value]
+    if not isinstance(usage, dict) or not usage:
+        return None
+    # A provider client wrote it; its counts are read with .get() in case a file damaged them.
+    return cast(Usage, usage)
 
 
-def get_last_assistant_usage(entries: Sequence[Mapping[str, Any]]) -> Usage | None:
+def get_last_assistant_usage(entries: Sequence[Mapping[str, object]]) -> Usage | None:
     """The usage of the last valid assistant ``message`` entry in ``entries``."""
     for entry in reversed(entries):
         if entry.get("type") == "message":
-            usage = get_assistant_usage(entry.get("message") or {})
+            message = entry.get("message")
+            usage = get_assistant_usage(message) if isinstance(message, dict) else None
             if usage is not None:
                 return usage
     return None
@@ -154,7 +165,7 @@ class ContextUsageEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> ContextUsageEstimate:
+def estimate_context_tokens(messages: Sequence[Mapping[str, object]]) -> ContextUsageEstimate:
     """Estimate the context built from ``messages`` (pass the projected context messages).
 
     Uses the last assistant message with valid usage and estimates only the messages after it;
@@ -170,5 +181,5 @@ def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> ContextUsa
     return ContextUsageEstimate(total, 0, total, None)
 
 
-def _sum_estimates(messages: Iterable[Mapping[str, Any]]) -> int:
+def _sum_estimates(messages: Iterable[Mapping[str, object]]) -> int:
     return sum(estimate_tokens(message) for message in messages)

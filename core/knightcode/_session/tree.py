@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from knightcode._session.ids import iso_to_epoch_ms
-from knightcode._types.entries import SessionEntry
+from knightcode._types.entries import LabelEntry, SessionEntry
 
 __all__ = ["EntryIndex", "SessionTreeNode", "build_tree", "path_to_root"]
 
@@ -150,7 +149,7 @@ class EntryIndex:
         self,
         entries: Iterable[SessionEntry] = (),
         by_id: dict[str, SessionEntry] | None = None,
-        label_entries: Iterable[SessionEntry] | None = None,
+        label_entries: Iterable[LabelEntry] | None = None,
     ) -> None:
         """Index ``entries``; ``by_id`` and ``label_entries`` (the ``label`` entries in order)
         may be given when the caller gathered them already (the loader does, while parsing).
@@ -179,7 +178,7 @@ class EntryIndex:
         elif not self.has_assistant and _is_assistant(entry):
             self.has_assistant = True
 
-    def _apply_label(self, entry: Mapping[str, Any]) -> None:
+    def _apply_label(self, entry: LabelEntry) -> None:
         target, label = entry.get("targetId"), entry.get("label")
         if not isinstance(target, str):
             return
@@ -203,7 +202,7 @@ class EntryIndex:
         return build_tree(self.by_id, self.labels, self.label_timestamps)
 
 
-def _is_assistant(entry: Mapping[str, Any]) -> bool:
+def _is_assistant(entry: Mapping[str, object]) -> bool:
     if entry.get("type") != "message":
         return False
     message = entry.get("message")
