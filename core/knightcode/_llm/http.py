@@ -1,6 +1,6 @@
 """The HTTP client the model clients share.
 
-Building an ``httpx.AsyncClient`` loads the CA bundle into a TLS context first (20–50 ms, most of
+Building an ``httpx.AsyncClient`` loads the CA bundle into a TLS context first (20-50 ms, most of
 a local run's start-up), even when every request goes to a plain ``http://`` endpoint — a local
 llama.cpp router, Ollama, a proxy on loopback. Here plain HTTP goes through a transport that
 never needs TLS, and the verified TLS transport is built on the first ``https://`` request.
