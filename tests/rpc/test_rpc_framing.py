@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import sys
 
 import pytest
 
 from knightcode._modes.rpc.commands import CommandError, Prompt, RpcCommand, UiAnswer, parse_line
-from knightcode._modes.rpc.framing import LineSplitter, OversizedLine
+from knightcode._modes.rpc.framing import SWITCH_INTERVAL, LineSplitter, OversizedLine, StdinReader
 from knightcode._modes.wire import encode_record
 
 
@@ -114,3 +117,24 @@ def test_valid_commands_and_ui_answers() -> None:
     assert isinstance(parsed, RpcCommand) and (parsed.type, parsed.id) == ("get_state", "a")
     answer = parse_line(b'{"type":"extension_ui_response","id":"u","confirmed":true}')
     assert isinstance(answer, UiAnswer) and answer.confirmed is True and answer.value is None
+
+
+async def test_stdin_reader_hands_lines_to_the_loop_without_waiting_out_the_gil() -> None:
+    # While a reply streams, the loop's thread holds the GIL for whole encoding bursts; the
+    # reader thread gets it only at the switch interval, which bounds get_state latency then.
+    loop = asyncio.get_running_loop()
+    received: list[bytes] = []
+    ended = asyncio.Event()
+    read_fd, write_fd = os.pipe()
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+    try:
+        StdinReader(read_fd, loop, received.extend, ended.set).start()
+        assert sys.getswitchinterval() <= SWITCH_INTERVAL <= 0.001
+        os.write(write_fd, b'{"type":"get_state"}\r\n{"type":"abort"}\n{"type":"x"}')
+        os.close(write_fd)
+        await asyncio.wait_for(ended.wait(), 5)
+    finally:
+        sys.setswitchinterval(previous)
+        os.close(read_fd)
+    assert received == [b'{"type":"get_state"}', b'{"type":"abort"}', b'{"type":"x"}']

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 
@@ -23,6 +24,9 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """A line longer than this is dropped (and answered with an error) instead of held in memory."""
 
 READ_SIZE = 256 * 1024
+
+SWITCH_INTERVAL = 0.001
+"""Seconds a busy thread holds the GIL while the stdin reader waits for it (see ``start``)."""
 
 
 class OversizedLine(bytes):
@@ -122,6 +126,11 @@ class StdinReader:
         self._thread = threading.Thread(target=self._run, name="knightcode-rpc-stdin", daemon=True)
 
     def start(self) -> None:
+        # A command line read while a reply streams needs the GIL to reach the loop. The loop's
+        # thread, busy encoding deltas, gives it up only at the interpreter's switch interval
+        # (5 ms by default), which doubled ``get_state`` round trips during a stream. Idle
+        # threads never ask for the GIL, so a shorter interval costs nothing when nothing reads.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self._thread.start()
 
     def _run(self) -> None:
