@@ -88,18 +88,3 @@ def scripted(agent_dir: Path, project_dir: Path) -> Iterator[Scripted]:
         write_models_json(agent_dir, server.base_url)
         (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 10}}))
         yield Scripted(server, agent_dir, project_dir)
-
-
-def types_of(records: list[dict[str, Any]]) -> list[str]:
-    """Record types, with the nested event type for message_update
-    (``message_update:text_delta``).
-    """
-    out = []
-    for record in records:
-        kind = record["type"]
-        if kind == "message_update":
-            kind += ":" + record["assistantMessageEvent"]["type"]
-        elif kind in ("message_start", "message_end"):
-            kind += ":" + record["message"]["role"]
-        out.append(kind)
-    return out

@@ -18,8 +18,9 @@ from knightcode.testing import (
     tool_call_reply,
     usage,
 )
+from tests.harness import types_of
 
-from .conftest import MODEL, PROVIDER, Scripted, types_of, write_models_json
+from .conftest import MODEL, PROVIDER, Scripted, write_models_json
 
 
 def test_text_reply_record_sequence(scripted: Scripted) -> None:

@@ -6,20 +6,9 @@ import pytest
 
 from knightcode.rpc import RpcError
 from knightcode.testing import text_reply, tool_call, tool_call_reply, usage
+from tests.harness import types_of
 
 from .conftest import CONTEXT_WINDOW, MODEL, OTHER_MODEL, PROVIDER, Rpc, is_type, roles, text_of
-
-
-def kinds(records: list[dict]) -> list[str]:
-    out = []
-    for record in records:
-        kind = record["type"]
-        if kind == "message_update":
-            kind += ":" + record["assistantMessageEvent"]["type"]
-        elif kind in ("message_start", "message_end"):
-            kind += ":" + record["message"]["role"]
-        out.append(kind)
-    return out
 
 
 async def test_whole_prompt_with_tool_calls(rpc: Rpc) -> None:
@@ -39,7 +28,7 @@ async def test_whole_prompt_with_tool_calls(rpc: Rpc) -> None:
             break
     records = client.history[mark:]
     assert streamed == records
-    assert kinds(records) == [
+    assert types_of(records) == [
         "agent_start",
         "turn_start",
         "message_start:user",
