@@ -113,7 +113,9 @@ async def test_cancel_short_circuits_and_otherwise_the_last_result_wins(host: Pl
     assert await host.hooks.session_before_switch(reason="new", target_session_file=None) is None
 
 
-async def test_tool_call_first_block_wins_and_exceptions_propagate(host: PluginHost) -> None:
+async def test_tool_call_first_block_wins_and_exceptions_propagate(
+    host: PluginHost, failures: list[PluginFailure]
+) -> None:
     seen: list[str] = []
     host.add_plugin(plugin(tool_call=lambda tool_name: seen.append(tool_name)), "watcher")
     host.add_plugin(
@@ -134,12 +136,18 @@ async def test_tool_call_first_block_wins_and_exceptions_propagate(host: PluginH
     host.add_plugin(plugin(tool_call=crash), "crasher")
     with pytest.raises(PermissionError, match="policy engine down"):
         await host.hooks.tool_call(tool_call_id="1", tool_name="read", input={})
+    assert failures == []  # raising is how a guard blocks (the reference's way): not a failure
 
 
-async def test_a_guard_returning_a_wrong_shape_blocks_the_call(host: PluginHost) -> None:
+async def test_a_guard_returning_a_wrong_shape_blocks_the_call_and_is_reported(
+    host: PluginHost, failures: list[PluginFailure]
+) -> None:
     host.add_plugin(plugin(tool_call=lambda: {"blok": True}), "typo")
     with pytest.raises(Exception, match=r"unknown key 'blok'; expected Block\(reason\) or None"):
         await host.hooks.tool_call(tool_call_id="1", tool_name="bash", input={})
+    (failure,) = failures
+    assert (failure.plugin, failure.event) == ("typo", "tool_call")
+    assert "returned {'blok': True}: unknown key 'blok'" in failure.error
 
 
 async def test_tool_result_patches_chain_field_by_field(host: PluginHost) -> None:

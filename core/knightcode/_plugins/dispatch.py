@@ -4,8 +4,9 @@ Each rule of :class:`~knightcode._plugins.combine.Rule` is one function below, t
 it combines. A handler may be a plain function or ``async def``. What it returns is checked by the
 hook's parser (:mod:`knightcode._plugins.results`): a wrong shape is reported as an extension
 error naming the plugin and the hook, and counts as no answer. A handler that raises is reported
-and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception propagates,
-because a failing guard must block the tool, not wave it through. A handler that raises
+and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception (or the wrong
+shape, reported too) propagates, because a failing guard must block the tool, not wave it
+through. A handler that raises
 :class:`~knightcode._abort.Aborted` (it waited in the run's abort signal) is not reported: the
 abort is the run's outcome, which the caller records from the signal.
 """
@@ -133,9 +134,20 @@ async def cancel_or_last(call: Call, parse: Parser[_R]) -> _R | None:
 
 
 async def first_block(call: Call, parse: Parser[_R]) -> _R | None:
-    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape) propagates."""
+    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape) propagates.
+
+    A raise is the plugin's way to block (the reference's semantics: its message is the error
+    the model sees), so it is not a failure to report. A wrong shape is a bug in the plugin: it
+    blocks too, never waving the call through, and is reported like under every other rule, so
+    the author learns which plugin and hook returned it.
+    """
     for handler in call.handlers:
-        result = _parsed(await _invoke(call, handler), parse)
+        value = await _invoke(call, handler)
+        try:
+            result = _parsed(value, parse)
+        except ResultError as error:
+            call.report(handler.plugin_name, call.hook, error)
+            raise
         if result is not None:
             return result
     return None
