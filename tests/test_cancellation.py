@@ -100,6 +100,28 @@ class SilentProvider:
         )
 
 
+async def test_between_runs_the_signal_is_fresh_not_the_aborted_one(scenario: Builder) -> None:
+    """Work a plugin starts between runs (a command, a session hook) waits in ``ctx.signal``: an
+    earlier run's abort must not stop it before it starts.
+    """
+    s = await scenario()
+    s.server.add(text_reply(*["tick "] * 40, delay=0.5))
+    first_delta = s.when(is_text_delta)
+    run = asyncio.ensure_future(s.agent.prompt("count slowly"))
+    await bounded(first_delta.wait())
+    during = s.ctx.signal
+    assert during is not None and during is s.agent.signal
+    await abort_and_time(s.agent.abort, run)
+    assert during.aborted
+    between = s.ctx.signal
+    assert between is not None and not between.aborted and between is not during
+    s.agent.abort()  # no run: nothing to stop
+    assert not between.aborted
+    s.server.add(text_reply("done"))
+    await s.agent.prompt("again")
+    assert s.of_type("message_end")[-1]["message"]["stopReason"] == "stop"
+
+
 async def test_abort_reaches_a_request_still_waiting_for_its_response(
     scenario: Builder, silent: SilentServer
 ) -> None:

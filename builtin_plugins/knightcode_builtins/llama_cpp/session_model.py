@@ -20,7 +20,7 @@ from knightcode_builtins.llama_cpp.loading import load_model
 from knightcode_builtins.llama_cpp.router import RouterClient
 
 if TYPE_CHECKING:
-    from knightcode import AbortSignal, HookContext
+    from knightcode import HookContext
     from knightcode_builtins.llama_cpp.loading import Progress
 
 __all__ = ["STATUS_KEY", "progress_reporter", "refresh_registry", "sync_session_model"]
@@ -38,19 +38,11 @@ def progress_reporter(ctx: HookContext, model_id: str, verb: str = "Loading") ->
     return report
 
 
-def _run_signal(ctx: HookContext) -> AbortSignal | None:
-    """The abort signal of the run in progress, so that aborting it stops asking the router;
-    None outside a run, where ``ctx.signal`` is the last run's (perhaps aborted) signal.
-    """
-    agent = ctx.agent
-    return agent.signal if agent is not None and agent.is_streaming else None
-
-
 async def refresh_registry(ctx: HookContext) -> None:
     """Re-read the router's models into the session's registry (no-op without one)."""
     registry = ctx.model_registry
     if registry is not None and PROVIDER in registry.providers:
-        await registry.refresh_models([PROVIDER], signal=_run_signal(ctx))
+        await registry.refresh_models([PROVIDER], signal=ctx.signal)
 
 
 async def sync_session_model(ctx: HookContext, load: bool = True) -> None:
@@ -76,7 +68,7 @@ async def sync_session_model(ctx: HookContext, load: bool = True) -> None:
     except RouterError as exc:
         ctx.ui.notify(str(exc), "error")
         return
-    await registry.refresh_models([PROVIDER], signal=_run_signal(ctx))
+    await registry.refresh_models([PROVIDER], signal=ctx.signal)
     fresh = registry.find_known(PROVIDER, model_id)
     # set_model fires model_select again; the second pass finds nothing to change and stops.
     if fresh is not None and fresh != agent.model:

@@ -194,7 +194,9 @@ class AgentSession:
 
     @property
     def signal(self) -> AbortSignal:
-        """The abort signal of the current run (set by :meth:`abort`)."""
+        """The abort signal of the current run (set by :meth:`abort`); between runs, a fresh one
+        that nothing aborts.
+        """
         return self._signal
 
     @property
@@ -480,6 +482,9 @@ class AgentSession:
         return self._signal
 
     def _end(self) -> None:
+        # Between runs, ctx.signal is a fresh one that nothing aborts (abort() acts on runs): a
+        # plugin's idle-time work must not inherit the last run's abort.
+        self._signal = AbortSignal()
         self._idle.set()
 
     async def _settle_after(self, work: Awaitable[object]) -> None:

@@ -259,7 +259,9 @@ class HookContext:
 
     @property
     def signal(self) -> AbortSignal | None:
-        """The abort signal of the current run."""
+        """The abort signal of the current run; between runs, a fresh one that nothing aborts
+        (an earlier run's abort never stops work a plugin starts later).
+        """
         return self._agent.signal if self._agent is not None else None
 
     def _require_agent(self, what: str) -> AgentHandle:

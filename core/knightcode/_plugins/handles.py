@@ -172,7 +172,8 @@ class AgentHandle(Protocol):
     @property
     def signal(self) -> AbortSignal:
         """The abort signal of the current run: long work a plugin does for the run (a summary
-        request) should wait inside ``signal.scope()`` or pass it to model calls.
+        request) should wait inside ``signal.scope()`` or pass it to model calls. Between runs it
+        is a fresh signal that nothing aborts.
         """
         ...
 
