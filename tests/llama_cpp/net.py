@@ -16,7 +16,12 @@ from urllib.parse import parse_qs, urlsplit
 
 class CuttableProxy:
     """Forwards 127.0.0.1:<port> to the router until :meth:`cut`, which drops every open
-    connection and every new one (the client sees the router disconnect) until :meth:`restore`."""
+    connection and every new one (the client sees the router disconnect) until :meth:`restore`.
+
+    :meth:`hold` keeps every byte back, in both directions, until :meth:`release`: the client
+    waits as on a router that is slow to answer (how a test keeps a tiny model's 20 ms load
+    "in progress" for as long as a dialog needs).
+    """
 
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
@@ -25,6 +30,8 @@ class CuttableProxy:
         self.url = f"http://127.0.0.1:{self.port}"
         self.down = False
         self._open: set[socket.socket] = set()
+        self._flowing = threading.Event()
+        self._flowing.set()
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -50,6 +57,7 @@ class CuttableProxy:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
+                self._flowing.wait()
                 sink.sendall(data)
         except OSError:
             pass
@@ -74,7 +82,14 @@ class CuttableProxy:
     def restore(self) -> None:
         self.down = False
 
+    def hold(self) -> None:
+        self._flowing.clear()
+
+    def release(self) -> None:
+        self._flowing.set()
+
     def close(self) -> None:
+        self.release()
         self.cut()
         self._listener.close()
 

@@ -91,14 +91,30 @@ async def test_backing_out_of_the_question_changes_nothing(
 
 
 async def test_cancel_asks_first_then_stops_the_load(
-    router: LlamaServer, make_harness: Callable[..., Harness]
+    router: LlamaServer, proxy: CuttableProxy, make_harness: Callable[..., Harness]
 ) -> None:
     router.ensure(set())
+
+    # A tiny model loads in ~20 ms, faster than the dialogs below on a busy machine: the proxy
+    # holds the router's answers back, so the load is still in progress for knightcode until
+    # the user has confirmed.
+    def hold_then_cancel(dialog: Dialog) -> str:
+        proxy.hold()
+        return "Cancel"
+
+    def release_then_yes(dialog: Dialog) -> bool:
+        proxy.release()
+        return True
+
     # Cancel, say no (the load goes on), Cancel again (Escape), say yes.
     ui = ScriptedUI(
-        select("tiny-chat"), select("Cancel"), confirm(False), select(None), confirm(True)
+        select("tiny-chat"),
+        select(hold_then_cancel),
+        confirm(False),
+        select(None),
+        confirm(release_then_yes),
     )
-    await make_harness(router.url, KEY, ui).llama()
+    await make_harness(proxy.url, KEY, ui).llama()
     assert ui.dialogs[2].kind == "confirm" and "Stop loading tiny-chat?" in ui.dialogs[2].message
     assert statuses(router)["tiny-chat"] == "unloaded"
     assert "Loading tiny-chat: cancelled" in ui.notes("info")

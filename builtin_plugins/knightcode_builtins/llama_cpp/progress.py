@@ -47,11 +47,13 @@ async def run_cancellable(
             ctx.ui.set_status(STATUS_KEY, None)
     asker = asyncio.ensure_future(_wait_for_cancel(ctx.ui, title, question))
     try:
-        await asyncio.wait({work, asker}, return_when=asyncio.FIRST_COMPLETED)
-        if work.done():
+        done, _ = await asyncio.wait({work, asker}, return_when=asyncio.FIRST_COMPLETED)
+        if asker not in done:
             return work.result()
+        # The user confirmed: stop it, even if it ended in the same instant — they asked for it
+        # gone, and a load that just finished is freed by on_cancel all the same.
         work.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await work
         await on_cancel()
         ctx.ui.notify(f"{title.rstrip('…. ')}: cancelled", "info")
