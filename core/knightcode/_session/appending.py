@@ -7,6 +7,8 @@ indexes it, makes it the leaf, and writes it when the session is being written.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from knightcode._session.errors import EntryNotFoundError
 from knightcode._session.ids import iso_timestamp, new_entry_id
 from knightcode._session.projection import is_valid_edit
@@ -114,15 +116,7 @@ class EntryAppender:
             "firstKeptEntryId": entry_id if first_kept_entry_id is None else first_kept_entry_id,
             "tokensBefore": tokens_before,
         }
-        # Absent optional fields are omitted, never written as null (JSON.stringify drops
-        # undefined), in the reference's order.
-        if usage is not None:
-            entry["usage"] = usage
-        if details is not None:
-            entry["details"] = details
-        if from_hook is not None:
-            entry["fromHook"] = from_hook
-        return self._append(entry)
+        return self._append(_with_summary_extras(entry, usage, details, from_hook))
 
     def append_branch_summary(
         self,
@@ -142,13 +136,7 @@ class EntryAppender:
             "fromId": from_id,
             "summary": summary,
         }
-        if usage is not None:
-            entry["usage"] = usage
-        if details is not None:
-            entry["details"] = details
-        if from_hook is not None:
-            entry["fromHook"] = from_hook
-        return self._append(entry)
+        return self._append(_with_summary_extras(entry, usage, details, from_hook))
 
     def append_custom(self, custom_type: str, data: object = None) -> str:
         """Store plugin state (never sent to the model)."""
@@ -288,3 +276,20 @@ class EntryAppender:
         return self.append_branch_summary(
             summary, branch_from_id or "root", details, from_hook, usage
         )
+
+
+_Summary = TypeVar("_Summary", CompactionEntry, BranchSummaryEntry)
+
+
+def _with_summary_extras(
+    entry: _Summary, usage: Usage | None, details: object, from_hook: bool | None
+) -> _Summary:
+    # Absent optional fields are omitted, never written as null (JSON.stringify drops
+    # undefined), in the reference's order.
+    if usage is not None:
+        entry["usage"] = usage
+    if details is not None:
+        entry["details"] = details
+    if from_hook is not None:
+        entry["fromHook"] = from_hook
+    return entry
