@@ -130,10 +130,6 @@ class BlockCloser:
         """
         self._raw[index].append(piece)
 
-    def arguments_text(self, index: int) -> str:
-        """The arguments text received so far for the tool call at ``index``."""
-        return "".join(self._raw.get(index, ()))
-
     def end_text(self, index: int) -> AssistantMessageEvent:
         """Close the text block at ``index``."""
         del self._open[index]
