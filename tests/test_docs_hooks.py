@@ -26,8 +26,8 @@ from knightcode import (
     FileOperations,
     PluginHost,
     ToolResultPatch,
+    _hookspecs as hookspecs,
 )
-from knightcode import _hookspecs as hookspecs
 from knightcode._plugins.combine import Rule
 from knightcode._plugins.host import PluginFailure
 from knightcode._plugins.planning import HostOptions, create_plugin_host

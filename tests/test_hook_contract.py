@@ -51,9 +51,9 @@ from knightcode import (
     Transform,
     TreeNavigationOptions,
     TreePreparation,
+    _hookspecs as hookspecs,
     hookimpl,
 )
-from knightcode import _hookspecs as hookspecs
 from knightcode._agent.user_bash import record_bash_execution, run_user_bash
 from knightcode._tools.backend import OutputCallback
 from knightcode._tools.local_backend import LocalBackend

@@ -326,8 +326,7 @@ async def test_trace_goes_to_stderr(host: PluginHost, capsys: pytest.CaptureFixt
 def test_every_hook_has_a_facade_method_with_the_spec_arguments() -> None:
     import inspect
 
-    from knightcode import Hooks
-    from knightcode import _hookspecs as hookspecs
+    from knightcode import Hooks, _hookspecs as hookspecs
     from knightcode._plugins.host import REGISTRATION_HOOKS
 
     for name in hookspecs.all_hook_names():
