@@ -148,6 +148,32 @@ def test_bytecode_in_a_trusted_project_never_runs(
     assert not Path(importlib.util.cache_from_source(str(pkg / "__init__.py"))).exists()
 
 
+def test_bytecode_beside_an_extension_that_extends_sys_path_never_runs(
+    scripted: Scripted, tmp_path: Path
+) -> None:
+    project = scripted.project
+    canary, loaded = tmp_path / "canary", tmp_path / "loaded"
+    extensions = project / ".knightcode" / "extensions"
+    put(
+        extensions / "tool.py",
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '_lib'))\n"
+        "import helper\n"
+        "try:\n    import local_overrides\nexcept ImportError:\n    pass\n"
+        + canary_code(loaded, "tool"),
+    )
+    put(extensions / "_lib" / "helper.py", "X = 1\n")
+    trust(project)
+    evil = put(tmp_path / "evil.py", canary_code(canary))
+    _compile(evil, Path(importlib.util.cache_from_source(str(extensions / "_lib" / "helper.py"))))
+    _compile(evil, extensions / "_lib" / "local_overrides.pyc")
+
+    result = ask(scripted, "hi")
+    assert result.returncode == 0, result.stderr
+    assert lines(loaded) == ["tool"]
+    assert not canary.exists()
+
+
 # --- sessionDir -----------------------------------------------------------------------------
 
 

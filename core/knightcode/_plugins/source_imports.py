@@ -29,7 +29,9 @@ import threading
 from pathlib import Path
 from types import CodeType
 
-_roots: set[str] = set()
+_roots: frozenset[str] = frozenset()
+"""Real paths of the extension roots. Replaced, never mutated, so the hook can read it from any
+thread without the lock."""
 _lock = threading.Lock()
 
 
@@ -52,9 +54,9 @@ _LOADERS = (
 )
 
 
-def _under_a_root(directory: str) -> bool:
+def _under_a_root(directory: str, roots: frozenset[str]) -> bool:
     real = os.path.realpath(directory or os.getcwd())
-    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in _roots)
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 def _source_only_hook(path: str) -> importlib.machinery.FileFinder:
@@ -64,7 +66,7 @@ def _source_only_hook(path: str) -> importlib.machinery.FileFinder:
     An entry under a root that is not a directory (a zip file, say) gets a finder that finds
     nothing: zip archives can hold bytecode too.
     """
-    if not _under_a_root(path):
+    if not _under_a_root(path, _roots):
         raise ImportError("not under an extension root")
     return importlib.machinery.FileFinder(path, *_LOADERS)
 
@@ -76,13 +78,14 @@ def add_extension_root(path: Path) -> None:
     Finders Python already cached for directories under it are dropped, so the next import
     there goes through the hook.
     """
+    global _roots
     root = os.path.realpath(path)
     with _lock:
         if _source_only_hook not in sys.path_hooks:
             sys.path_hooks.insert(0, _source_only_hook)
         if root in _roots:
             return
-        _roots.add(root)
+        _roots = _roots | {root}
         for entry in list(sys.path_importer_cache):
-            if _under_a_root(entry):
+            if _under_a_root(entry, frozenset((root,))):
                 sys.path_importer_cache.pop(entry, None)
