@@ -291,7 +291,10 @@ def test_extensions_named_in_settings_are_fingerprinted_wherever_they_live(
     assert fingerprint(config)["c.py"] == hashlib.sha256(beside.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("text", ["{not json", '{"extensions": "x.py"}', '{"extensions": [5]}'])
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", '{"extensions": "x.py"}', '{"extensions": [5]}', '{"a":' * 100_000 + "1"],
+)
 def test_unusable_extension_entries_name_nothing(config: Path, text: str) -> None:
     put(config / "x.py")
     put(config / "settings.json", text)

@@ -91,7 +91,7 @@ def _named_extensions(config_dir: Path) -> Iterator[Path]:
 
     try:
         data = read_json_object(config_dir / "settings.json") or {}
-    except ConfigError:
+    except (ConfigError, RecursionError):  # RecursionError: nested too deep for the parser
         return
     entries = data.get("extensions")
     if not isinstance(entries, list):
