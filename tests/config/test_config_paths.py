@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from knightcode._config.paths import agent_dir, expand_path, project_config_dir
+from knightcode._errors import ConfigError
 
 
 def test_agent_dir_comes_from_the_environment(tmp_path: Path) -> None:
@@ -15,9 +16,19 @@ def test_agent_dir_comes_from_the_environment(tmp_path: Path) -> None:
     assert agent_dir({"KNIGHTCODE_CODING_AGENT_DIR": str(tmp_path / "x")}) == tmp_path / "x"
 
 
-def test_agent_dir_expands_tilde_and_makes_relative_values_absolute(project_dir: Path) -> None:
+def test_agent_dir_expands_tilde(tmp_path: Path) -> None:
     assert agent_dir({"KNIGHTCODE_CODING_AGENT_DIR": "~/kc"}) == Path.home() / "kc"
-    assert agent_dir({"KNIGHTCODE_CODING_AGENT_DIR": "rel/agent"}) == project_dir / "rel" / "agent"
+    assert agent_dir({"KNIGHTCODE_CODING_AGENT_DIR": f"{tmp_path}/a/../b"}) == tmp_path / "b"
+
+
+@pytest.mark.parametrize("value", ["rel/agent", ".knightcode", "./x", "~nosuchuser-kc/x"])
+def test_a_relative_agent_dir_is_a_configuration_error(value: str) -> None:
+    # Relative to the start directory, it would make a project's .knightcode the agent dir.
+    with pytest.raises(ConfigError) as info:
+        agent_dir({"KNIGHTCODE_CODING_AGENT_DIR": value})
+    assert str(info.value) == (
+        f"KNIGHTCODE_CODING_AGENT_DIR must be an absolute path (or start with ~), got {value!r}"
+    )
 
 
 def test_agent_dir_defaults_under_home(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,31 @@ def test_paths_are_absolute(agent_dir: Path, tree: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tree.parent)
     files = discover_context_files(agent_dir, Path("b"))
     assert files[-1] == ContextFile(tree / "AGENTS.md", "x")
+
+
+def test_a_world_writable_file_is_skipped_with_a_warning(
+    agent_dir: Path, tree: Path, tmp_path: Path
+) -> None:
+    planted = put(tree.parent / "AGENTS.md", "planted")
+    planted.chmod(0o666)
+    here = put(tree / "AGENTS.md", "here")
+    warnings: list[str] = []
+    files = discover_context_files(agent_dir, tree, warnings)
+    assert [item.path for item in files if item.path.is_relative_to(tmp_path)] == [here]
+    assert warnings == [f"context file {planted} skipped: it is world-writable"]
+
+
+def test_a_symlink_owned_by_another_user_is_skipped(
+    agent_dir: Path, tree: Path, tmp_path: Path
+) -> None:
+    # Someone else's link could point at any file of the user's and send it to the model.
+    if os.geteuid() != 0:
+        pytest.skip("giving a link to another user needs root")
+    secret = put(tmp_path / "secret.txt", "secret")
+    link = tree / "AGENTS.md"
+    link.symlink_to(secret)
+    os.lchown(link, 54321, 54321)
+    warnings: list[str] = []
+    assert found(agent_dir, tree, tmp_path) == []
+    discover_context_files(agent_dir, tree, warnings)
+    assert warnings == [f"context file {link} skipped: it is owned by another user (uid 54321)"]

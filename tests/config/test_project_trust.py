@@ -253,3 +253,60 @@ def test_damaged_trust_record_trusts_nothing(
     key = str(project_dir.resolve())
     write_json(agent_dir / "trust.json", {"projects": {key: {"files": "all"}}})
     assert TrustStore(agent_dir).status(project_dir).state == "untrusted"
+
+
+def test_extensions_named_in_settings_are_fingerprinted_wherever_they_live(
+    project_dir: Path, config: Path, tmp_path: Path
+) -> None:
+    beside = put(config / "c.py", "c")
+    parent = put(project_dir / "tools" / "ext.py", "ext")
+    absolute = put(tmp_path / "elsewhere" / "abs.py", "abs")
+    put(project_dir / "lib" / "pkg" / "__init__.py", "init")
+    put(project_dir / "lib" / "pkg" / "data" / "table.json", "{}")
+    put(project_dir / "lib" / "pkg" / "__pycache__" / "x.cpython-311.pyc", "bytecode")
+    put(project_dir / "lib" / "loose.py", "loose")
+    put(project_dir / "lib" / "notes.txt", "not imported")
+    put(project_dir / "lib" / "_private.py", "not imported")
+    entries = [
+        "c.py",
+        "../tools/ext.py",
+        str(absolute),
+        "+../lib",
+        "-builtin:compaction",
+        "gone.py",
+    ]
+    put(config / "settings.json", json.dumps({"extensions": entries}))
+    lib = (project_dir / "lib").resolve()
+    assert list(fingerprint(config)) == sorted(
+        [
+            "c.py",
+            "settings.json",
+            str(parent.resolve()),
+            str(absolute.resolve()),
+            str(lib / "loose.py"),
+            str(lib / "pkg" / "__init__.py"),
+            str(lib / "pkg" / "data" / "table.json"),
+        ]
+    )
+    assert fingerprint(config)["c.py"] == hashlib.sha256(beside.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", '{"extensions": "x.py"}', '{"extensions": [5]}', '{"a":' * 100_000 + "1"],
+)
+def test_unusable_extension_entries_name_nothing(config: Path, text: str) -> None:
+    put(config / "x.py")
+    put(config / "settings.json", text)
+    assert list(fingerprint(config)) == ["settings.json"]
+
+
+def test_an_edit_to_a_named_extension_withdraws_trust_and_names_the_file(
+    project_dir: Path, agent_dir: Path, config: Path
+) -> None:
+    ext = put(project_dir / "tools" / "ext.py", "v1")
+    put(config / "settings.json", json.dumps({"extensions": ["../tools/ext.py"]}))
+    store = TrustStore(agent_dir)
+    store.trust(project_dir)
+    ext.write_text("v2")
+    assert store.status(project_dir) == TrustStatus("changed", [f"{ext.resolve()} (modified)"])

@@ -283,19 +283,20 @@ def test_extension_entries_must_be_strings(
     assert str(info.value) == f"settings error in {project_settings}: extensions: {problem}"
 
 
-def test_session_dir_is_read_from_an_untrusted_project_and_nothing_else(
+def test_session_dir_of_an_untrusted_project_is_ignored(
     agent_dir: Path,
     project_dir: Path,
     write_json: WriteJson,
     global_settings: Path,
     project_settings: Path,
 ) -> None:
-    write_json(global_settings, {"sessionDir": "/global/sessions"})
-    write_json(project_settings, {"sessionDir": ".knightcode/sessions", "theme": "light"})
+    write_json(project_settings, {"sessionDir": ".sessions", "theme": "light"})
     settings = load(agent_dir, project_dir, trusted=False)
-    assert settings.session_dir(project_dir) == project_dir / ".knightcode" / "sessions"
+    assert settings.session_dir(project_dir) is None
+    write_json(global_settings, {"sessionDir": "/global/sessions"})
+    settings = load(agent_dir, project_dir, trusted=False)
+    assert settings.session_dir(project_dir) == Path("/global/sessions")
     assert settings.get("theme") is None
-    assert settings.get("sessionDir") == "/global/sessions"
 
 
 def test_session_dir_falls_back_to_global_and_expands_tilde(
@@ -328,8 +329,9 @@ def test_session_dir_must_be_a_string(
     agent_dir: Path, project_dir: Path, write_json: WriteJson, project_settings: Path
 ) -> None:
     write_json(project_settings, {"sessionDir": 5})
+    load(agent_dir, project_dir, trusted=False).session_dir(project_dir)  # not read: untrusted
     with pytest.raises(SettingsError) as info:
-        load(agent_dir, project_dir, trusted=False).session_dir(project_dir)
+        load(agent_dir, project_dir).session_dir(project_dir)
     assert str(info.value) == (
         f"settings error in {project_settings}: sessionDir: expected a string, got 5"
     )

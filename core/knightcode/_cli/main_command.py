@@ -353,15 +353,15 @@ def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
     from knightcode._plugins.planning import HostOptions, create_plugin_host, make_plan
 
     scan = prescan(args)
-    options = HostOptions(
-        cwd=Path.cwd(),
-        agent_dir=agent_dir(),
-        extension_paths=tuple(scan.extension_paths),
-        no_extensions=scan.no_extensions,
-        approve=scan.approve,
-    )
     wants_help = any(arg in ("-h", "--help") for arg in args)
     try:
+        options = HostOptions(
+            cwd=Path.cwd(),
+            agent_dir=agent_dir(),
+            extension_paths=tuple(scan.extension_paths),
+            no_extensions=scan.no_extensions,
+            approve=scan.approve,
+        )
         plan = make_plan(options)
     except ConfigError as error:
         if not wants_help:

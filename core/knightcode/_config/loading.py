@@ -122,17 +122,14 @@ class Settings:
     def session_dir(self, cwd: Path) -> Path | None:
         """The ``sessionDir`` setting, resolved against ``cwd``, or None when unset.
 
-        Unlike every other project setting, the project's value is read even when the project
-        is not trusted, because sessions must be found before trust is settled; nothing else
-        from an untrusted project file is used. The project's value wins over the global one.
+        The project's value wins over the global one, but only when the project is trusted: an
+        untrusted repository that names a session directory of its own could otherwise hand
+        ``knightcode -c`` a conversation it wrote (what the model "said", which tools it ran),
+        so its value is ignored like every other key of its settings.
 
         :raises SettingsError: the value is not a string
-        :raises ConfigError: the project file cannot be read or parsed
         """
-        project = self._project
-        if project is None:
-            project = read_json_object(self.project_path)
-        for data, path in ((project, self.project_path), (self._global, self.global_path)):
+        for data, path in ((self._project, self.project_path), (self._global, self.global_path)):
             if data is not None and "sessionDir" in data:
                 try:
                     value = expect(data["sessionDir"], check_str, str, ("sessionDir",))

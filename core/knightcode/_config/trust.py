@@ -1,10 +1,15 @@
 """Project trust: whether the files in a project's ``.knightcode/`` may be used.
 
 A project's ``.knightcode/`` can run code (extensions) and steer the model (settings, SYSTEM.md,
-skills), so none of it is read until the user trusts the project — except ``sessionDir``, which is
-needed to find sessions. Trust is recorded in ``<agent-dir>/trust.json`` per project directory,
-with a fingerprint of the trust-relevant files; when any of them is added, removed or modified the
-trust is withdrawn until the user looks again (someone else's commit must not inherit it).
+skills), so none of it is read until the user trusts the project. Trust is recorded in
+``<agent-dir>/trust.json`` per project directory, with a fingerprint of every file the project
+can make knightcode import or read as configuration; when any of them is added, removed or
+modified the trust is withdrawn until the user looks again (someone else's commit must not
+inherit it).
+
+The fingerprint is computed without running anything: it reads ``settings.json`` as data to
+find the extensions it names. Python bytecode is not part of it because knightcode never
+imports an extension from bytecode (:mod:`knightcode._plugins.source_imports`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from knightcode._config.jsonfile import read_json_object, write_json_atomic
-from knightcode._config.paths import project_config_dir
+from knightcode._config.paths import extension_entry_path, project_config_dir
 from knightcode._config.values import check_choice
 from knightcode._errors import ConfigError, SettingsError
 
@@ -48,14 +53,14 @@ def _digest(path: Path) -> str | None:
     return hasher.hexdigest()
 
 
-def _tree_entries(config_dir: Path, name: str) -> Iterator[Path]:
-    """Every file under ``config_dir/name``, recursively, without Python bytecode.
+def _files_under(tree: Path) -> Iterator[Path]:
+    """Every file under ``tree``, recursively, without Python bytecode; ``tree`` itself when it
+    is not a directory.
 
     Symlinked directories are followed: an extension folder linked to elsewhere in the repository
     runs that code, so an edit there must withdraw trust like an edit here. Each real directory is
     walked once, so a link cycle cannot loop.
     """
-    tree = config_dir / name
     if not tree.is_dir():
         yield tree
         return
@@ -67,25 +72,70 @@ def _tree_entries(config_dir: Path, name: str) -> Iterator[Path]:
             continue
         seen.add(real)
         here = Path(dirpath)
-        # Importing an extension writes __pycache__; that must not withdraw trust.
+        # Bytecode is never imported from an extension folder, and importing writes it.
         dirnames[:] = sorted(entry for entry in dirnames if entry != "__pycache__")
         yield from (here / entry for entry in sorted(filenames) if not entry.endswith(".pyc"))
+
+
+def _named_extensions(config_dir: Path) -> Iterator[Path]:
+    """The files behind the ``extensions`` entries of the project's ``settings.json``.
+
+    Entries are resolved and expanded exactly as plugin loading does (a folder without
+    ``__init__.py`` brings in the ``*.py`` files and packages directly inside it), so what is
+    hashed is what would be imported, wherever it lives: ``"c.py"`` beside the settings file,
+    ``"../tools/ext.py"``, an absolute path. A settings file that cannot be read names nothing;
+    its own digest is in the fingerprint anyway, and loading it would fail.
+    """
+    from knightcode._plugins.discovery import path_candidates
+    from knightcode._plugins.records import PluginKind
+
+    try:
+        data = read_json_object(config_dir / "settings.json") or {}
+    except (ConfigError, RecursionError):  # RecursionError: nested too deep for the parser
+        return
+    entries = data.get("extensions")
+    if not isinstance(entries, list):
+        return
+    paths = [
+        path
+        for entry in entries
+        if isinstance(entry, str) and (path := extension_entry_path(entry, config_dir))
+    ]
+    for candidate in path_candidates(paths, PluginKind.SETTINGS):
+        if candidate.path is not None and candidate.error is None:
+            yield from _files_under(candidate.path)
+
+
+def _key(path: Path, config_dir: Path) -> str:
+    """How a file is named in the fingerprint: relative to ``.knightcode/`` when it is inside
+    it, else its absolute path — which no relative name can equal.
+    """
+    try:
+        return path.relative_to(config_dir).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def fingerprint(project_config_dir: Path) -> dict[str, str]:
     """sha256 of each trust-relevant file of a ``.knightcode/`` directory.
 
-    :returns: posix path relative to ``project_config_dir`` → hex digest, sorted by path; empty
-        when the directory holds nothing that needs trust
+    :returns: file name → hex digest, sorted by name; a file in ``.knightcode/`` by its posix
+        path relative to it, an extension the settings name outside it by its absolute path;
+        empty when nothing needs trust
     """
     paths = [project_config_dir / name for name in TRUST_FILES]
     for name in TRUST_DIRS:
-        paths.extend(_tree_entries(project_config_dir, name))
+        paths.extend(_files_under(project_config_dir / name))
+    real_config_dir = project_config_dir.resolve()
     prints: dict[str, str] = {}
     for path in paths:
         digest = _digest(path)
         if digest is not None:
-            prints[path.relative_to(project_config_dir).as_posix()] = digest
+            prints[_key(path, project_config_dir)] = digest
+    for path in _named_extensions(project_config_dir):
+        digest = _digest(path)
+        if digest is not None:
+            prints.setdefault(_key(path, real_config_dir), digest)
     return dict(sorted(prints.items()))
 
 

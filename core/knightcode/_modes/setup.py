@@ -140,8 +140,12 @@ def system_prompt(
     agent_dir: Path,
     trusted: bool,
     tools: dict[str, ToolDefinition],
+    warnings: list[str],
 ) -> str:
-    """The system prompt from SYSTEM.md/APPEND_SYSTEM.md, the command line and context files."""
+    """The system prompt from SYSTEM.md/APPEND_SYSTEM.md, the command line and context files.
+
+    Context files skipped for safety are reported in ``warnings``.
+    """
     from knightcode._config.context_files import discover_context_files
     from knightcode._config.system_prompt import build_system_prompt, load_prompt_files
 
@@ -151,7 +155,7 @@ def system_prompt(
     return build_system_prompt(
         cwd=cwd,
         tools=described,
-        context_files=discover_context_files(agent_dir, cwd),
+        context_files=discover_context_files(agent_dir, cwd, warnings),
         system_override=request.system_prompt
         if request.system_prompt is not None
         else files.system,
@@ -198,7 +202,9 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
             models=registry,
             model=model,
             tools=tools,
-            system_prompt=system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools),
+            system_prompt=system_prompt(
+                request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings
+            ),
             backend=backend,
             hooks=host.hooks,
             hook_context=host.context,

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.machinery
 import importlib.util
 import os
 import sys
 import traceback
 from pathlib import Path
-from types import CodeType, ModuleType
+from types import ModuleType
 
 from knightcode._plugins.discovery import Candidate
+from knightcode._plugins.source_imports import FreshSourceLoader, add_extension_root
 
 MODULE_PREFIX = "knightcode_ext_"
 
@@ -45,31 +45,21 @@ def describe_exception(error: BaseException, path: Path | None = None) -> str:
     return f"{type(error).__name__}{': ' + text if text else ''}{location}"
 
 
-class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
-    """Compile an extension from its source every time, without reading or writing bytecode.
-
-    Bytecode caches are validated by whole-second mtime and size, so an edit that keeps the
-    size within the same second would reload stale code; and writing ``__pycache__`` into a
-    user's extension folders is litter (in a project folder it would even look like an edit).
-    """
-
-    def get_code(self, fullname: str) -> CodeType:
-        path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
-
-
 def import_extension(path: Path) -> ModuleType:
     """Import an extension file or package folder under a private module name.
 
     The module is placed in ``sys.modules`` before it runs (dataclasses and pickling need that)
-    and removed again if it fails, so a retry after an edit starts clean.
+    and removed again if it fails, so a retry after an edit starts clean. It and everything it
+    imports from its own folder come from ``.py`` source, never from bytecode (see
+    :mod:`knightcode._plugins.source_imports`).
     """
     name = module_name_for(path)
     file = path / "__init__.py" if path.is_dir() else path
+    add_extension_root(path if path.is_dir() else path.parent)
     spec = importlib.util.spec_from_file_location(
         name,
         file,
-        loader=_FreshSourceLoader(name, str(file)),
+        loader=FreshSourceLoader(name, str(file)),
         submodule_search_locations=[str(path)] if path.is_dir() else None,
     )
     if spec is None or spec.loader is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode._config.paths import expand_path, project_config_dir
+from knightcode._config.paths import extension_entry_path, project_config_dir
 from knightcode._errors import ConfigError
 from knightcode._plugins.discovery import (
     BUILTIN_GROUP,
@@ -87,10 +87,11 @@ def _split_entries(settings: Settings, errors: list[ConfigError]) -> tuple[list[
     paths: list[Path] = []
     blocks: list[str] = []
     for entry, base_dir in entries:
-        if entry.startswith("-"):
+        path = extension_entry_path(entry, base_dir)
+        if path is None:
             blocks.append(entry[1:])
         else:
-            paths.append(expand_path(entry.removeprefix("+"), base_dir))
+            paths.append(path)
     return paths, blocks
 
 
