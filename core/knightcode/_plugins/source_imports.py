@@ -18,6 +18,12 @@ that knows ``.py`` sources (compiled from the source text every time, nothing re
 written to ``__pycache__``) and native extension modules (which are ordinary files, fingerprinted
 like any other), and nothing else. The hook serves both an extension package's own submodules
 (found through the package's ``__path__``) and a directory an extension puts on ``sys.path``.
+
+Directories that were on ``sys.path`` when knightcode started (the standard library, the
+environment's ``site-packages``) are not extension code even when they lie under a root — a
+project's ``.venv`` is under the project folder that ``-e ./ext.py`` makes a root — so they keep
+Python's normal import (and its bytecode cache: compiling every installed package from source on
+each start would cost seconds).
 """
 
 from __future__ import annotations
@@ -32,7 +38,11 @@ from types import CodeType
 _roots: frozenset[str] = frozenset()
 """Real paths of the extension roots. Replaced, never mutated, so the hook can read it from any
 thread without the lock."""
+_installed: frozenset[str] = frozenset()
+"""Real paths of the ``sys.path`` entries at start-up that lie strictly under a root: installed
+code, imported normally (same copy-on-write rule as ``_roots``)."""
 _lock = threading.Lock()
+_STARTUP_PATH = tuple(os.path.realpath(entry) for entry in sys.path if entry)
 
 
 class FreshSourceLoader(importlib.machinery.SourceFileLoader):
@@ -54,9 +64,22 @@ _LOADERS = (
 )
 
 
+def _within(real: str, directories: frozenset[str]) -> bool:
+    return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in directories)
+
+
 def _under_a_root(directory: str, roots: frozenset[str]) -> bool:
     real = os.path.realpath(directory or os.getcwd())
-    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    return _within(real, roots) and not _within(real, _installed)
+
+
+def _installed_under(roots: frozenset[str]) -> frozenset[str]:
+    """The start-up ``sys.path`` entries strictly below a root (an entry that *is* a root, such
+    as the working folder under ``python -m``, stays source-only).
+    """
+    return frozenset(
+        entry for entry in _STARTUP_PATH if entry not in roots and _within(entry, roots)
+    )
 
 
 def _source_only_hook(path: str) -> importlib.machinery.FileFinder:
@@ -78,7 +101,7 @@ def add_extension_root(path: Path) -> None:
     Finders Python already cached for directories under it are dropped, so the next import
     there goes through the hook.
     """
-    global _roots
+    global _roots, _installed
     root = os.path.realpath(path)
     with _lock:
         if _source_only_hook not in sys.path_hooks:
@@ -86,6 +109,7 @@ def add_extension_root(path: Path) -> None:
         if root in _roots:
             return
         _roots = _roots | {root}
+        _installed = _installed_under(_roots)
         for entry in list(sys.path_importer_cache):
             if _under_a_root(entry, frozenset((root,))):
                 sys.path_importer_cache.pop(entry, None)
