@@ -116,14 +116,17 @@ class _ThrottledUpdates:
 
 
 def _format(
-    snapshot: OutputSnapshot, last_line_bytes: int, empty: str
+    snapshot: OutputSnapshot, output: OutputBuffer, empty: str
 ) -> tuple[str, BashDetails | None]:
     """The text the model sees, with the reference's truncation notice, and the details."""
     truncation = snapshot.truncation
+    last_line_bytes = output.last_line_bytes
     text = snapshot.content or empty
     if not truncation.truncated:
         return text, None
     path = snapshot.full_output_path
+    if output.spill_dropped:  # the spill file's cap: its head and tail only
+        path = f"{path} (its middle {format_size(output.spill_dropped)} left out)"
     end = truncation.total_lines
     start = end - truncation.output_lines + 1
     if truncation.last_line_partial:
@@ -138,7 +141,11 @@ def _format(
             f"\n\n[Showing lines {start}-{end} of {end} ({format_size(DEFAULT_MAX_BYTES)} "
             f"limit). Full output: {path}]"
         )
-    return text, {"truncation": truncation.to_details(), "fullOutputPath": path}
+    details: BashDetails = {
+        "truncation": truncation.to_details(),
+        "fullOutputPath": snapshot.full_output_path,
+    }
+    return text, details
 
 
 def _with_status(text: str, status: str) -> str:
@@ -202,16 +209,16 @@ async def execute_bash(
     finally:
         updates.cancel()
         output.close()
+    # A failed result names the spill file too (details as well as text): its output is there.
+    empty = "" if result.aborted or result.timed_out else "(no output)"
+    text, details = _format(snapshot, output, empty)
     if result.aborted:
-        raise ToolError(
-            _with_status(_format(snapshot, output.last_line_bytes, "")[0], "Command aborted")
-        )
+        raise ToolError(_with_status(text, "Command aborted"), details)
     if result.timed_out:
-        text = _format(snapshot, output.last_line_bytes, "")[0]
-        raise ToolError(_with_status(text, f"Command timed out after {js_number(timeout)} seconds"))
-    text, details = _format(snapshot, output.last_line_bytes, "(no output)")
+        status = f"Command timed out after {js_number(timeout)} seconds"
+        raise ToolError(_with_status(text, status), details)
     if result.exit_code not in (0, None):
-        raise ToolError(_with_status(text, f"Command exited with code {result.exit_code}"))
+        raise ToolError(_with_status(text, f"Command exited with code {result.exit_code}"), details)
     return text_result(text, details)
 
 
