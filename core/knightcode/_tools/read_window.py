@@ -26,7 +26,7 @@ from knightcode._tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf
 
 __all__ = ["COUNT_LIMIT", "READ_CHUNK_SIZE", "LineScanner", "LineWindow"]
 
-READ_CHUNK_SIZE = 1024 * 1024
+READ_CHUNK_SIZE = 4 * 1024 * 1024
 """Bytes asked of the backend per read: few thread hops for a large file, little memory."""
 
 COUNT_LIMIT = 64 * 1024 * 1024
