@@ -196,3 +196,30 @@ async def test_abort_and_timeout_stop_a_long_read(project_dir: Path) -> None:
     assert time.monotonic() - started < 0.1
     await asyncio.sleep(0.2)  # the abandoned chunk reads return and close their descriptors
     assert open_fds() == before
+
+
+class WholeFileBackend(LocalBackend):
+    """A backend written before ``read_chunks`` existed: ``read`` falls back to ``read_file``."""
+
+    read_chunks = None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [{}, {"offset": 1500}, {"limit": 10}, {"offset": 2999, "limit": 5}, {"offset": 4000}],
+)
+async def test_a_backend_without_read_chunks_gives_the_same_results(
+    project_dir: Path, args: dict[str, int]
+) -> None:
+    (project_dir / "f.txt").write_text("".join(f"line {i} é\n" for i in range(3000)))
+    os.mkfifo(project_dir / "pipe")
+    results = []
+    for backend in (LocalBackend(project_dir), WholeFileBackend(project_dir)):
+        ctx = ToolContext(project_dir, backend)
+        try:
+            results.append(text_of(await run("read", {"path": "f.txt", **args}, ctx)))
+        except ToolError as error:
+            results.append(str(error))
+        with pytest.raises(ToolError, match="not a regular file"):
+            await asyncio.wait_for(run("read", {"path": "pipe"}, ctx), 5)
+    assert results[0] == results[1]
