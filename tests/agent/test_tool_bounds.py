@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import stat
 import subprocess
 import sys
@@ -35,8 +36,23 @@ class Measured:
     seconds: float
 
 
-def run_measured(s: Scripted, tmp: Path, *args: str, timeout: float = 60, **env: str) -> Measured:
-    """``knightcode -p`` in the project; its own peak RSS comes from ``wait4`` on it alone."""
+def run_measured(
+    s: Scripted,
+    tmp: Path,
+    *args: str,
+    timeout: float = 60,
+    max_file_size: int | None = None,
+    **env: str,
+) -> Measured:
+    """``knightcode -p`` in the project; its own peak RSS comes from ``wait4`` on it alone.
+
+    ``max_file_size``: RLIMIT_FSIZE, so that writing past it fails (``EFBIG``) as on a full disk.
+    """
+
+    def limit_files() -> None:
+        if max_file_size is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_size, max_file_size))
+
     out, err = tmp / "stdout.txt", tmp / "stderr.txt"
     command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", *args]
     started = time.monotonic()
@@ -48,6 +64,7 @@ def run_measured(s: Scripted, tmp: Path, *args: str, timeout: float = 60, **env:
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
+            preexec_fn=limit_files,
         )
     watchdog = threading.Timer(timeout, process.kill)
     watchdog.start()
@@ -200,6 +217,24 @@ def test_a_bash_call_stopped_by_the_tool_timeout_names_its_spill_file(
     assert path.parent.parent == temp
     assert tool_texts(scripted, 2)[-1] == "y\n" * 15
     assert not path.parent.exists()
+
+
+def test_a_spill_file_that_cannot_be_written_does_not_stop_the_command(
+    scripted: Scripted, tmp_path: Path
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    script_calls(scripted, ("bash", {"command": "seq 1 3000000; echo end", "timeout": 60}))
+    run = run_measured(
+        scripted, tmp_path, "-p", "go", TMPDIR=str(temp), max_file_size=2_000_000, timeout=90
+    )
+    assert run.returncode == 0, run.stderr
+    (text,) = tool_texts(scripted, 1)
+    # All the output was read (its end is shown); the file has what fitted and says so.
+    path = spill_path(text)
+    assert "\n3000000\nend\n\n\n[Showing lines 2998003-3000002 of 3000002. " in text, text[-300:]
+    assert text.endswith(f"Full output: {path} (incomplete: File too large)]"), text[-300:]
+    assert not path.exists()  # removed at exit like any other
 
 
 SPILL_AND_WAIT = """

@@ -115,6 +115,17 @@ class _ThrottledUpdates:
             self._timer = None
 
 
+def _where(path: str | None, output: OutputBuffer) -> str:
+    """The notice's pointer to the spill file: ``Full output: PATH``, and what it lacks."""
+    if path is None:
+        return f"Full output not saved: {output.spill_error}"
+    if output.spill_error:
+        return f"Full output: {path} (incomplete: {output.spill_error})"
+    if output.spill_dropped:  # the spill file's cap: its head and tail only
+        return f"Full output: {path} (its middle {format_size(output.spill_dropped)} left out)"
+    return f"Full output: {path}"
+
+
 def _format(
     snapshot: OutputSnapshot, output: OutputBuffer, empty: str
 ) -> tuple[str, BashDetails | None]:
@@ -124,22 +135,20 @@ def _format(
     text = snapshot.content or empty
     if not truncation.truncated:
         return text, None
-    path = snapshot.full_output_path
-    if output.spill_dropped:  # the spill file's cap: its head and tail only
-        path = f"{path} (its middle {format_size(output.spill_dropped)} left out)"
+    where = _where(snapshot.full_output_path, output)
     end = truncation.total_lines
     start = end - truncation.output_lines + 1
     if truncation.last_line_partial:
         text += (
             f"\n\n[Showing last {format_size(truncation.output_bytes)} of line {end} "
-            f"(line is {format_size(last_line_bytes)}). Full output: {path}]"
+            f"(line is {format_size(last_line_bytes)}). {where}]"
         )
     elif truncation.truncated_by == "lines":
-        text += f"\n\n[Showing lines {start}-{end} of {end}. Full output: {path}]"
+        text += f"\n\n[Showing lines {start}-{end} of {end}. {where}]"
     else:
         text += (
             f"\n\n[Showing lines {start}-{end} of {end} ({format_size(DEFAULT_MAX_BYTES)} "
-            f"limit). Full output: {path}]"
+            f"limit). {where}]"
         )
     details: BashDetails = {
         "truncation": truncation.to_details(),

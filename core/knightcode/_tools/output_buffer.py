@@ -9,6 +9,7 @@ see :mod:`~knightcode._tools.spill`) so the model can be pointed at the full tex
 from __future__ import annotations
 
 import codecs
+import contextlib
 from dataclasses import dataclass, replace
 
 from knightcode._tools.spill import SPILL_HEAD_BYTES, SPILL_TAIL_BYTES, SpillFile
@@ -67,6 +68,8 @@ class OutputBuffer:
         self.temp_path: str | None = None
         self._temp: SpillFile | None = None  # open while output may still arrive
         self._spilled: SpillFile | None = None
+        self.spill_error: str | None = None
+        """Why the spill file is missing or incomplete (a full disk): the command goes on."""
 
     def append(self, data: bytes) -> None:
         """Add a chunk of raw output."""
@@ -76,8 +79,7 @@ class OutputBuffer:
         self._add_text(self._decoder.decode(data))
         if self._temp is not None or self._over_limits():
             self._open_temp()
-            assert self._temp is not None
-            self._temp.write(data)
+            self._spill(data)
         elif data:
             self._raw_chunks.append(data)
 
@@ -115,7 +117,10 @@ class OutputBuffer:
         knightcode exits).
         """
         if self._temp is not None:
-            self._temp.close()
+            try:
+                self._temp.close()
+            except OSError as error:
+                self._spill_failed(error)
             self._temp = None
 
     @property
@@ -166,12 +171,33 @@ class OutputBuffer:
         )
 
     def _open_temp(self) -> None:
-        if self.temp_path is not None:
+        if self.temp_path is not None or self.spill_error is not None:
             return
+        chunks, self._raw_chunks = self._raw_chunks, []
         # The spill file is knightcode's own log on this machine, not a project file, so it is
         # written locally even when the command ran in a sandbox backend (as the reference does).
-        self._temp = self._spilled = SpillFile(self._prefix, *self._spill_caps)
+        try:
+            self._temp = self._spilled = SpillFile(self._prefix, *self._spill_caps)
+        except OSError as error:
+            self._spill_failed(error)
+            return
         self.temp_path = self._temp.path
-        for chunk in self._raw_chunks:
-            self._temp.write(chunk)
-        self._raw_chunks = []
+        for chunk in chunks:
+            self._spill(chunk)
+
+    def _spill(self, data: bytes) -> None:
+        if self._temp is not None:
+            try:
+                self._temp.write(data)
+            except OSError as error:
+                self._spill_failed(error)
+
+    def _spill_failed(self, error: OSError) -> None:
+        """Stop spilling: a full disk must not stop reading the command's output (an exception
+        here would end the pipe reader, and the command would block on a full pipe).
+        """
+        self.spill_error = error.strerror or str(error)
+        if self._temp is not None:
+            temp, self._temp = self._temp, None
+            with contextlib.suppress(OSError):
+                temp.close()
