@@ -90,6 +90,15 @@ def _timeout_seconds(args: Mapping[str, object], default_ms: int | None) -> floa
     return default_ms / 1000 if default_ms else None
 
 
+def _spill_note(partial: ToolResult | None) -> str:
+    """Where the output of a timed-out call is, when its last partial result named a file
+    (``bash``'s ``details.fullOutputPath``).
+    """
+    details = partial.get("details") if partial is not None else None
+    path = details.get("fullOutputPath") if isinstance(details, dict) else None
+    return f"\n\nFull output so far: {path}" if isinstance(path, str) else ""
+
+
 def _as_result(value: object) -> ToolResult:
     """What a tool returned, as a result: a result dict as it is, anything else as its text."""
     if isinstance(value, dict) and isinstance(value.get("content"), list):
@@ -101,6 +110,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
     """Run one tool, streaming its partial results, and apply the ``tool_result`` hook."""
     call = prepared.call
     updates: list[ToolResult] = []
+    last_partial: ToolResult | None = None
     pump: asyncio.Task[None] | None = None
     accepting = True
 
@@ -119,9 +129,10 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
             )
 
     def on_update(partial: ToolResult) -> None:
-        nonlocal pump
+        nonlocal pump, last_partial
         if not accepting:
             return
+        last_partial = partial
         updates.append(partial)
         if pump is None or pump.done():
             pump = asyncio.ensure_future(drain())
@@ -142,7 +153,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
                 value = error_result(
                     f'Tool "{call["name"]}" timed out after {timeout:g} seconds. Re-issue it '
                     'with a longer timeout (a "timeout" argument in seconds) or split the work '
-                    "into smaller steps."
+                    "into smaller steps." + _spill_note(last_partial)
                 )
                 is_error = True
         else:

@@ -11,14 +11,21 @@ paths against the context's ``cwd`` before calling. See ``docs/tools.md`` for th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from knightcode._abort import AbortSignal
 
-__all__ = ["DirEntry", "ExecResult", "ExecutionBackend", "FileInfo", "OutputCallback"]
+__all__ = [
+    "ChunkedReads",
+    "DirEntry",
+    "ExecResult",
+    "ExecutionBackend",
+    "FileInfo",
+    "OutputCallback",
+]
 
 OutputCallback = Callable[[bytes], None]
 """Receives each chunk of process output as it arrives (called on the event loop thread)."""
@@ -132,4 +139,25 @@ class ExecutionBackend(Protocol):
 
     def home(self) -> str:
         """The user's home directory, for ``~`` in paths."""
+        ...
+
+
+@runtime_checkable
+class ChunkedReads(Protocol):
+    """An optional backend method: a regular file read piece by piece.
+
+    ``read`` uses it when the backend has it, so a huge file costs one chunk of memory at a time
+    and the read stops (timeout, abort) between chunks; otherwise it falls back to
+    :meth:`ExecutionBackend.read_file`. It is a protocol of its own so that backends written
+    before it existed still satisfy :class:`ExecutionBackend`.
+    """
+
+    def read_chunks(self, path: str, chunk_size: int) -> AsyncGenerator[bytes, None]:
+        """The content of the regular file at ``path``, at most ``chunk_size`` bytes per chunk.
+
+        Must not open, and so never block on, anything but a regular file: a directory raises
+        ``IsADirectoryError`` (``EISDIR``), a FIFO, device or socket ``OSError`` (``EINVAL``)
+        before any open. Typically an ``async def`` generator: the reader calls its ``aclose()`` to
+        stop early.
+        """
         ...

@@ -115,30 +115,46 @@ class _ThrottledUpdates:
             self._timer = None
 
 
+def _where(path: str | None, output: OutputBuffer) -> str:
+    """The notice's pointer to the spill file: ``Full output: PATH``, and what it lacks."""
+    if path is None:
+        return f"Full output not saved: {output.spill_error}"
+    if output.spill_error:
+        return f"Full output: {path} (incomplete: {output.spill_error})"
+    if output.spill_dropped:  # the spill file's cap: its head and tail only
+        return f"Full output: {path} (its middle {format_size(output.spill_dropped)} left out)"
+    return f"Full output: {path}"
+
+
 def _format(
-    snapshot: OutputSnapshot, last_line_bytes: int, empty: str
+    snapshot: OutputSnapshot, output: OutputBuffer, empty: str
 ) -> tuple[str, BashDetails | None]:
     """The text the model sees, with the reference's truncation notice, and the details."""
     truncation = snapshot.truncation
+    last_line_bytes = output.last_line_bytes
     text = snapshot.content or empty
     if not truncation.truncated:
         return text, None
-    path = snapshot.full_output_path
+    where = _where(snapshot.full_output_path, output)
     end = truncation.total_lines
     start = end - truncation.output_lines + 1
     if truncation.last_line_partial:
         text += (
             f"\n\n[Showing last {format_size(truncation.output_bytes)} of line {end} "
-            f"(line is {format_size(last_line_bytes)}). Full output: {path}]"
+            f"(line is {format_size(last_line_bytes)}). {where}]"
         )
     elif truncation.truncated_by == "lines":
-        text += f"\n\n[Showing lines {start}-{end} of {end}. Full output: {path}]"
+        text += f"\n\n[Showing lines {start}-{end} of {end}. {where}]"
     else:
         text += (
             f"\n\n[Showing lines {start}-{end} of {end} ({format_size(DEFAULT_MAX_BYTES)} "
-            f"limit). Full output: {path}]"
+            f"limit). {where}]"
         )
-    return text, {"truncation": truncation.to_details(), "fullOutputPath": path}
+    details: BashDetails = {
+        "truncation": truncation.to_details(),
+        "fullOutputPath": snapshot.full_output_path,
+    }
+    return text, details
 
 
 def _with_status(text: str, status: str) -> str:
@@ -202,16 +218,16 @@ async def execute_bash(
     finally:
         updates.cancel()
         output.close()
+    # A failed result names the spill file too (details as well as text): its output is there.
+    empty = "" if result.aborted or result.timed_out else "(no output)"
+    text, details = _format(snapshot, output, empty)
     if result.aborted:
-        raise ToolError(
-            _with_status(_format(snapshot, output.last_line_bytes, "")[0], "Command aborted")
-        )
+        raise ToolError(_with_status(text, "Command aborted"), details)
     if result.timed_out:
-        text = _format(snapshot, output.last_line_bytes, "")[0]
-        raise ToolError(_with_status(text, f"Command timed out after {js_number(timeout)} seconds"))
-    text, details = _format(snapshot, output.last_line_bytes, "(no output)")
+        status = f"Command timed out after {js_number(timeout)} seconds"
+        raise ToolError(_with_status(text, status), details)
     if result.exit_code not in (0, None):
-        raise ToolError(_with_status(text, f"Command exited with code {result.exit_code}"))
+        raise ToolError(_with_status(text, f"Command exited with code {result.exit_code}"), details)
     return text_result(text, details)
 
 

@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import signal as signals
 import stat as stat_module
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from knightcode._abort import Aborted, AbortSignal
 from knightcode._tools.backend import DirEntry, ExecResult, FileInfo, OutputCallback
 
 __all__ = ["LocalBackend"]
 
+_T = TypeVar("_T")
+
 _READ_SIZE = 256 * 1024
+# O_NONBLOCK: opening a FIFO never waits for a writer, and a regular file that reads like a stream
+# (/proc/kmsg) fails with EAGAIN instead of blocking a worker thread forever.
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 # After an abort, output still in flight is read, but a process that left the group (setsid)
 # and holds the pipe open is not waited for: the person who aborted is waiting.
 _ABORTED_DRAIN_IDLE = 0.02
@@ -89,8 +96,101 @@ def _signal_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
+def _require_regular(mode: int, path: str) -> None:
+    """Refuse what a file read could block on or never finish: FIFOs, devices, sockets."""
+    if stat_module.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat_module.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file", path)
+
+
+class _OpenFile:
+    """A file descriptor read in worker threads, one read at a time.
+
+    A read abandoned by cancellation (a tool timeout) keeps running in its thread; the descriptor
+    is closed when that read returns, never under it — a closed number can be handed to another
+    ``open`` at once, and the thread would then read someone else's file.
+    """
+
+    __slots__ = ("_busy", "_released", "fd")
+
+    def __init__(self) -> None:
+        self.fd = -1
+        self._busy = False
+        self._released = False
+
+    async def run(self, work: Callable[[], _T]) -> _T:
+        """``work()`` in a worker thread; cancelling the caller does not wait for it."""
+        self._busy = True
+        future = asyncio.get_running_loop().run_in_executor(None, work)
+        # Registered before shield's own callback, so it runs before the caller resumes.
+        future.add_done_callback(self._returned)
+        return await asyncio.shield(future)
+
+    def _returned(self, future: asyncio.Future[_T]) -> None:
+        self._busy = False
+        if not future.cancelled():
+            future.exception()  # retrieved here too: an abandoned read's error is nobody's
+        if self._released:
+            self._close()
+
+    def release(self) -> None:
+        """Close now, or once the read in flight returns."""
+        self._released = True
+        if not self._busy:
+            self._close()
+
+    def _close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _read_some(fd: int, size: int) -> tuple[bytes, bool]:
+    """Up to ``size`` bytes, and whether the end of the file was reached."""
+    parts: list[bytes] = []
+    wanted = size
+    while wanted > 0:
+        part = os.read(fd, wanted)
+        if not part:
+            return b"".join(parts), True
+        parts.append(part)
+        wanted -= len(part)
+    return b"".join(parts), False
+
+
+def _open_regular(path: str) -> tuple[int, int]:
+    """An open descriptor of the regular file ``path``, and its size.
+
+    The path is checked before the open, so a FIFO or a device is never opened, and the open
+    descriptor again, in case the path was swapped in between.
+    """
+    _require_regular(os.stat(path).st_mode, path)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        _require_regular(info.st_mode, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info.st_size
+
+
+def _open_and_read(handle: _OpenFile, path: str, size: int) -> tuple[bytes, bool]:
+    handle.fd, known_size = _open_regular(path)
+    # A small file comes back in one read of its size (plus one byte to see the end), without a
+    # chunk-sized buffer; files whose size says nothing (/proc) get whole chunks.
+    first = min(size, known_size + 1) if known_size > 0 else size
+    data, eof = _read_some(handle.fd, first)
+    if eof or first == size:
+        return data, eof
+    more, eof = _read_some(handle.fd, size - len(data))
+    return data + more, eof
+
+
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as handle:
+    fd, _ = _open_regular(path)
+    with open(fd, "rb") as handle:
         return handle.read()
 
 
@@ -164,6 +264,25 @@ class LocalBackend:
 
     async def read_file(self, path: str) -> bytes:
         return await asyncio.to_thread(_read_bytes, path)
+
+    async def read_chunks(
+        self, path: str, chunk_size: int = _READ_SIZE
+    ) -> AsyncGenerator[bytes, None]:
+        """The regular file ``path`` chunk by chunk (see
+        :class:`~knightcode._tools.backend.ChunkedReads`); each chunk is read in a worker thread,
+        so stopping between chunks is always possible.
+        """
+        handle = _OpenFile()
+        try:
+            chunk, eof = await handle.run(lambda: _open_and_read(handle, path, chunk_size))
+            while True:
+                if chunk:
+                    yield chunk
+                if eof:
+                    return
+                chunk, eof = await handle.run(lambda: _read_some(handle.fd, chunk_size))
+        finally:
+            handle.release()
 
     async def write_file(self, path: str, data: bytes) -> None:
         await asyncio.to_thread(_write_bytes, path, data)

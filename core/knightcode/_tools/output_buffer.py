@@ -1,19 +1,18 @@
 """``OutputBuffer``: bounded memory for a command's streaming output, spilling to a temp file.
 
 Only a decoded tail (at most a few times the byte limit) is kept in memory for the model's view;
-once the output outgrows the limits the raw bytes go to ``<tmp>/<prefix>-<16 hex>.log`` so the
-model can be pointed at the full text.
+once the output outgrows the limits the raw bytes go to a spill file
+(``$TMPDIR/knightcode-<pid>-<random>/<prefix>-<16 hex>.log``; head and tail kept within a cap,
+see :mod:`~knightcode._tools.spill`) so the model can be pointed at the full text.
 """
 
 from __future__ import annotations
 
 import codecs
-import os
-import secrets
-import tempfile
+import contextlib
 from dataclasses import dataclass, replace
-from typing import BinaryIO
 
+from knightcode._tools.spill import SPILL_HEAD_BYTES, SPILL_TAIL_BYTES, SpillFile
 from knightcode._tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -38,6 +37,8 @@ class OutputBuffer:
     """Accumulates output chunks; see the module docstring.
 
     :param temp_file_prefix: file name prefix of the spill file, e.g. ``knightcode-bash``
+    :param spill_head_bytes: the spill file keeps this much of the output's start …
+    :param spill_tail_bytes: … and this much of its end
     """
 
     def __init__(
@@ -45,11 +46,15 @@ class OutputBuffer:
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         temp_file_prefix: str = "knightcode-output",
+        *,
+        spill_head_bytes: int = SPILL_HEAD_BYTES,
+        spill_tail_bytes: int = SPILL_TAIL_BYTES,
     ) -> None:
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self._rolling = max(max_bytes * 2, 1)
         self._prefix = temp_file_prefix
+        self._spill_caps = (spill_head_bytes, spill_tail_bytes)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._raw_chunks: list[bytes] = []
         self._tail = ""
@@ -61,7 +66,10 @@ class OutputBuffer:
         self.last_line_bytes = 0
         self._finished = False
         self.temp_path: str | None = None
-        self._temp: BinaryIO | None = None
+        self._temp: SpillFile | None = None  # open while output may still arrive
+        self._spilled: SpillFile | None = None
+        self.spill_error: str | None = None
+        """Why the spill file is missing or incomplete (a full disk): the command goes on."""
 
     def append(self, data: bytes) -> None:
         """Add a chunk of raw output."""
@@ -71,8 +79,7 @@ class OutputBuffer:
         self._add_text(self._decoder.decode(data))
         if self._temp is not None or self._over_limits():
             self._open_temp()
-            assert self._temp is not None
-            self._temp.write(data)
+            self._spill(data)
         elif data:
             self._raw_chunks.append(data)
 
@@ -106,10 +113,20 @@ class OutputBuffer:
         return OutputSnapshot(truncation.content, truncation, self.temp_path)
 
     def close(self) -> None:
-        """Close the spill file (it stays on disk for the model to read)."""
+        """Complete and close the spill file (it stays on disk for the model to read, until
+        knightcode exits).
+        """
         if self._temp is not None:
-            self._temp.close()
+            try:
+                self._temp.close()
+            except OSError as error:
+                self._spill_failed(error)
             self._temp = None
+
+    @property
+    def spill_dropped(self) -> int:
+        """Bytes of the output's middle that the spill file left out (see its cap)."""
+        return self._spilled.dropped if self._spilled is not None else 0
 
     def _add_text(self, text: str) -> None:
         if not text:
@@ -154,14 +171,33 @@ class OutputBuffer:
         )
 
     def _open_temp(self) -> None:
-        if self.temp_path is not None:
+        if self.temp_path is not None or self.spill_error is not None:
             return
+        chunks, self._raw_chunks = self._raw_chunks, []
         # The spill file is knightcode's own log on this machine, not a project file, so it is
         # written locally even when the command ran in a sandbox backend (as the reference does).
-        self.temp_path = os.path.join(
-            tempfile.gettempdir(), f"{self._prefix}-{secrets.token_hex(8)}.log"
-        )
-        self._temp = open(self.temp_path, "wb")  # noqa: SIM115 - kept open across chunks
-        for chunk in self._raw_chunks:
-            self._temp.write(chunk)
-        self._raw_chunks = []
+        try:
+            self._temp = self._spilled = SpillFile(self._prefix, *self._spill_caps)
+        except OSError as error:
+            self._spill_failed(error)
+            return
+        self.temp_path = self._temp.path
+        for chunk in chunks:
+            self._spill(chunk)
+
+    def _spill(self, data: bytes) -> None:
+        if self._temp is not None:
+            try:
+                self._temp.write(data)
+            except OSError as error:
+                self._spill_failed(error)
+
+    def _spill_failed(self, error: OSError) -> None:
+        """Stop spilling: a full disk must not stop reading the command's output (an exception
+        here would end the pipe reader, and the command would block on a full pipe).
+        """
+        self.spill_error = error.strerror or str(error)
+        if self._temp is not None:
+            temp, self._temp = self._temp, None
+            with contextlib.suppress(OSError):
+                temp.close()

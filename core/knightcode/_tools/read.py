@@ -1,14 +1,24 @@
-"""The ``read`` tool: a text file with offset/limit and head truncation, or an image."""
+"""The ``read`` tool: a text file with offset/limit and head truncation, or an image.
+
+The file is streamed through the backend (:mod:`~knightcode._tools.read_window` keeps only what
+the result can show), so its size costs time, never memory; anything but a regular file is
+refused before it is opened.
+"""
 
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 
+from knightcode._abort import Aborted
 from knightcode._plugins.definitions import ToolDefinition
+from knightcode._tools.backend import ChunkedReads, ExecutionBackend
 from knightcode._tools.context import ToolContext
-from knightcode._tools.errors import ToolError
+from knightcode._tools.errors import OPERATION_ABORTED, ToolError
 from knightcode._tools.image_info import SNIFF_BYTES, detect_image_mime, image_dimensions
 from knightcode._tools.path_utils import resolve_read_path
+from knightcode._tools.read_window import READ_CHUNK_SIZE, LineScanner, LineWindow
 from knightcode._tools.results import (
     OnUpdate,
     ToolResult,
@@ -23,7 +33,6 @@ from knightcode._tools.truncate import (
     DEFAULT_MAX_LINES,
     format_size,
     truncate_head,
-    utf8_len,
 )
 from knightcode._types.messages import ImageContent, TextContent
 
@@ -32,6 +41,8 @@ __all__ = ["IMAGE_MAX_BASE64_BYTES", "IMAGE_MAX_DIMENSION", "create_read_tool"]
 IMAGE_MAX_DIMENSION = 2000
 # Base64 payload ceiling, below Anthropic's 5 MB per-image limit (the reference's figure).
 IMAGE_MAX_BASE64_BYTES = int(4.5 * 1024 * 1024)
+# Raw bytes whose base64 form reaches that ceiling: reading an image stops past them.
+_IMAGE_MAX_RAW_BYTES = IMAGE_MAX_BASE64_BYTES // 4 * 3
 
 READ_PARAMETERS: dict[str, object] = {
     "type": "object",
@@ -49,12 +60,13 @@ READ_PARAMETERS: dict[str, object] = {
 
 def _image_result(data: bytes, mime: str) -> ToolResult:
     note = f"Read image file [{mime}]"
-    encoded = base64.b64encode(data).decode("ascii")
     # knightcode cannot resize images (no imaging library); a payload the providers would refuse
-    # is left out with the reference's notice instead of failing the whole request.
-    if len(encoded) >= IMAGE_MAX_BASE64_BYTES:
+    # is left out with the reference's notice instead of failing the whole request. Its size is
+    # known without encoding it (and ``data`` may be only the start of such a file).
+    if 4 * ((len(data) + 2) // 3) >= IMAGE_MAX_BASE64_BYTES:
         note += "\n[Image omitted: could not be resized below the inline image size limit.]"
         return text_result(note)
+    encoded = base64.b64encode(data).decode("ascii")
     size = image_dimensions(data, mime)
     if size is not None and (size[0] > IMAGE_MAX_DIMENSION or size[1] > IMAGE_MAX_DIMENSION):
         note += (
@@ -68,25 +80,39 @@ def _image_result(data: bytes, mime: str) -> ToolResult:
     return {"content": content, "details": None}
 
 
-def _text_result(text: str, path: str, offset: object, limit: object) -> ToolResult:
-    lines = text.split("\n")
-    total = len(lines)
-    start = max(0, to_int(offset, 0) - 1) if offset else 0
-    if start >= total:
-        raise ToolError(f"Offset {js_number(offset)} is beyond end of file ({total} lines total)")
-    user_limited: int | None = None
-    if limit is not None:
-        end = min(start + max(0, to_int(limit, 0)), total)
-        selected = "\n".join(lines[start:end])
-        user_limited = end - start
-    else:
-        selected = "\n".join(lines[start:])
-    truncation = truncate_head(selected)
+async def _image_bytes(head: bytes, chunks: AsyncIterator[bytes]) -> bytes:
+    """The image: ``head`` and the chunks after it, stopping once it is too large to send."""
+    parts = [head]
+    size = len(head)
+    async for chunk in chunks:
+        if size > _IMAGE_MAX_RAW_BYTES:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def _text_result(
+    window: LineWindow, path: str, offset: object, start: int, limit: int | None
+) -> ToolResult:
+    if not window.reached_start:
+        raise ToolError(
+            f"Offset {js_number(offset)} is beyond end of file ({window.file_lines} lines total)"
+        )
+    truncation = truncate_head(
+        window.text, total_lines=window.span_lines, total_bytes=window.span_bytes
+    )
     first = start + 1
+    # Past COUNT_LIMIT the file was not read to its end: its totals are lower bounds.
+    at_least = "" if window.counted_all else "at least "
     if truncation.first_line_exceeds_limit:
-        size = format_size(utf8_len(lines[start]))
+        size = (
+            f"is {format_size(window.first_line_bytes)}"
+            if window.first_line_bytes is not None
+            else f"is over {format_size(window.span_bytes)}"
+        )
         return text_result(
-            f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"[Line {first} {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {path} | head -c {DEFAULT_MAX_BYTES}]",
             {"truncation": truncation.to_details()},
         )
@@ -98,17 +124,60 @@ def _text_result(text: str, path: str, offset: object, limit: object) -> ToolRes
             else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         )
         return text_result(
-            f"{truncation.content}\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
-            f"Use offset={last + 1} to continue.]",
+            f"{truncation.content}\n\n[Showing lines {first}-{last} of {at_least}"
+            f"{window.file_lines}{limit_note}. Use offset={last + 1} to continue.]",
             {"truncation": truncation.to_details()},
         )
-    if user_limited is not None and start + user_limited < total:
-        remaining = total - (start + user_limited)
+    if limit is not None and start + limit < window.file_lines:
+        remaining = window.file_lines - (start + limit)
+        more = f"{remaining} more" if window.counted_all else f"At least {remaining} more"
         return text_result(
-            f"{truncation.content}\n\n[{remaining} more lines in file. "
-            f"Use offset={start + user_limited + 1} to continue.]"
+            f"{truncation.content}\n\n[{more} lines in file. "
+            f"Use offset={start + limit + 1} to continue.]"
         )
     return text_result(truncation.content)
+
+
+async def _file_chunks(backend: ExecutionBackend, path: str) -> AsyncGenerator[bytes, None]:
+    """The file piece by piece when the backend can do that, else whole."""
+    if isinstance(backend, ChunkedReads):
+        async with aclosing(backend.read_chunks(path, READ_CHUNK_SIZE)) as chunks:
+            async for chunk in chunks:
+                yield chunk
+    else:
+        yield await backend.read_file(path)
+
+
+async def _read(
+    backend: ExecutionBackend, absolute: str, path: str, offset: object, limit: object
+) -> ToolResult:
+    """Stream the file: an image whole (bounded by what can be sent), text through a
+    :class:`LineScanner`.
+    """
+    start = max(0, to_int(offset, 0) - 1) if offset else 0
+    lines = None if limit is None else max(0, to_int(limit, 0))
+    scanner = LineScanner(start, lines)
+    head: bytes | None = b""  # the first bytes, until there are enough to recognise an image
+    eof = True
+    async with aclosing(_file_chunks(backend, absolute)) as chunks:
+        async for chunk in chunks:
+            if head is not None:
+                head += chunk
+                if len(head) < SNIFF_BYTES:
+                    continue
+                mime = detect_image_mime(head[:SNIFF_BYTES])
+                if mime is not None:
+                    return _image_result(await _image_bytes(head, chunks), mime)
+                chunk, head = head, None
+            if not scanner.feed(chunk):
+                eof = False
+                break
+    if head is not None:  # a file shorter than the sniffing window
+        mime = detect_image_mime(head)
+        if mime is not None:
+            return _image_result(head, mime)
+        scanner.feed(head)
+    return _text_result(scanner.result(eof), path, offset, start, lines)
 
 
 async def execute_read(
@@ -119,20 +188,23 @@ async def execute_read(
     backend = ctx.backend
     path = str(args["path"])
     absolute = await resolve_read_path(path, ctx.cwd, backend.exists, backend.home())
-    if await backend.stat(absolute) is None:
+    info = await backend.stat(absolute)
+    if info is None:
         raise ToolError(f"ENOENT: no such file or directory, access '{absolute}'")
+    if not info.is_file and not info.is_dir:
+        # Never opened: a FIFO without a writer would block, a device may never end.
+        raise ToolError(
+            f"Cannot read {absolute}: not a regular file (a FIFO, socket or device). "
+            "read only reads regular files."
+        )
     try:
-        data = await backend.read_file(absolute)
+        async with ctx.signal.scope():
+            result = await _read(backend, absolute, path, args.get("offset"), args.get("limit"))
+    except Aborted:
+        raise ToolError(OPERATION_ABORTED) from None
     except OSError as error:
         raise ToolError(os_error_text(error, "open", absolute)) from error
-    raise_if_aborted(ctx)
-    mime = detect_image_mime(data[:SNIFF_BYTES])
-    if mime is not None:
-        return _image_result(data, mime)
-    # Invalid UTF-8 becomes U+FFFD, as Node's Buffer.toString does.
-    return _text_result(
-        data.decode("utf-8", "replace"), path, args.get("offset"), args.get("limit")
-    )
+    return result
 
 
 def create_read_tool() -> ToolDefinition:

@@ -101,16 +101,27 @@ def _untruncated(
 
 
 def truncate_head(
-    content: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+    content: str,
+    max_lines: int = DEFAULT_MAX_LINES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    total_lines: int | None = None,
+    total_bytes: int | None = None,
 ) -> TruncationResult:
     """Keep whole leading lines within both limits (for file reads: show the beginning).
 
     When the first line alone is larger than ``max_bytes`` nothing is kept and
     ``first_line_exceeds_limit`` is set, so the caller can point at another way to read it.
+
+    ``total_lines``/``total_bytes`` are the size of the whole text when ``content`` is only its
+    start — enough of it to decide (see :mod:`~knightcode._tools.read_window`): a streamed file
+    is never held whole.
     """
-    total_bytes = utf8_len(content)
     lines = content.split("\n")
-    total_lines = len(lines)
+    if total_bytes is None:
+        total_bytes = utf8_len(content)
+    if total_lines is None:
+        total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
     if utf8_len(lines[0]) > max_bytes:
