@@ -32,6 +32,7 @@ from knightcode._session.errors import SessionFileError, SessionPathError
 from knightcode._session.file_store import keep_aside, write_file_atomically
 from knightcode._session.ids import new_entry_id
 from knightcode._session.jsonl import JsonObject, JsonValue
+from knightcode._session.validation import message_problem
 from knightcode._types.entries import (
     CURRENT_SESSION_VERSION,
     FileEntry,
@@ -99,6 +100,9 @@ class LoadedSession:
     :ivar by_id: the entries by id (the last of a duplicated id), and
     :ivar labels: the ``label`` entries in order, both gathered while parsing, when each entry
         was in the CPU cache anyway; ``None`` when migration or repair changed ids
+    :ivar message_problems: what is wrong with each damaged ``message`` entry, by id (see
+        :func:`~knightcode._session.validation.message_problem`), also checked while parsing;
+        ``None`` when ids changed
     """
 
     header: SessionHeader | None
@@ -107,6 +111,7 @@ class LoadedSession:
     blank: bool = True  # no non-blank line at all (missing or empty file)
     by_id: dict[str, SessionEntry] | None = None
     labels: list[LabelEntry] | None = None
+    message_problems: dict[str, str] | None = None
 
 
 def _is_header(value: JsonObject) -> bool:
@@ -157,6 +162,7 @@ def read_session_file(path: Path) -> LoadedSession:
             del parsed.by_id[header_id]  # the header was indexed as the first value
         loaded.by_id = cast(dict[str, SessionEntry], parsed.by_id)  # as the entries above
         loaded.labels = cast(list[LabelEntry], parsed.labels)
+        loaded.message_problems = parsed.message_problems
     if parsed.missing_ids or report.migrated_from is not None:
         report.repaired_ids = _repair_missing_ids(entries)
     return loaded
@@ -172,6 +178,7 @@ class _Parsed:
     by_id: dict[str, JsonObject] = field(default_factory=dict)
     labels: list[JsonObject] = field(default_factory=list)
     missing_ids: bool = False
+    message_problems: dict[str, str] = field(default_factory=dict)
 
 
 def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
@@ -201,6 +208,7 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
     # entry repeats are shared (type and role names; a parent id is its parent's id), so the
     # decoder's copies are freed for the next batch to reuse: ~20 MB less on a 100 MB session.
     append, by_id, shared = parsed.values.append, parsed.by_id, _SHARED
+    problems = parsed.message_problems
     for value in values:
         if type(value) is not dict or type(kind := value.get("type")) is not str:
             report.skipped_lines += 1
@@ -222,6 +230,9 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
             message = value.get("message")
             if type(message) is dict and type(role := message.get("role")) is str:
                 message["role"] = shared.get(role, role)
+            # Checked now, while the entry's objects are in the CPU cache (see LoadedSession).
+            if (problem := message_problem(message)) is not None and type(entry_id) is str:
+                problems[entry_id] = problem
         elif kind == "label":
             parsed.labels.append(value)
 

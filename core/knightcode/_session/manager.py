@@ -73,6 +73,9 @@ class SessionManager(EntryAppender):
         self._notices: list[SessionNotice] = []  # made before anyone listens
         self._listener: NoticeListener | None = None
         self._noticed_entries: set[str] = set()  # entries already reported as left out
+        # Damaged message entries by id, found by the loader; None: check them in the context.
+        # Entries appended later are the agent's own, well-formed by construction.
+        self._message_problems: dict[str, str] | None = {}
         if session_file is not None:
             self.set_session_file(session_file)
         else:
@@ -127,6 +130,7 @@ class SessionManager(EntryAppender):
         timestamp = iso_timestamp()
         self._header = make_header(id or new_session_id(), timestamp, self._cwd, parent_session)
         self._index = EntryIndex()
+        self._message_problems = {}
         self._persisted = 0
         self.load_report = LoadReport()
         self._forget_file_state()
@@ -152,6 +156,7 @@ class SessionManager(EntryAppender):
             return
         self._header = loaded.header
         self._index = EntryIndex(loaded.entries, loaded.by_id, loaded.labels)
+        self._message_problems = loaded.message_problems
         self._persisted = 1 + len(loaded.entries)
         self.load_report = loaded.report
         self._file = file
@@ -330,7 +335,9 @@ class SessionManager(EntryAppender):
         Entries left out because their fields are damaged are reported once each, as notices.
         """
         index = self._index
-        context = build_session_context(index.entries, index.leaf_id, index.by_id)
+        context = build_session_context(
+            index.entries, index.leaf_id, index.by_id, self._message_problems
+        )
         for skipped in context.skipped:
             if skipped.entry_id not in self._noticed_entries:
                 self._noticed_entries.add(skipped.entry_id)
