@@ -187,8 +187,8 @@ DAMAGED_FIELDS = {
     "custom_message content 5": _entry(
         "bad", "b2", type="custom_message", customType="note", content=5, display=True
     ),
-    "assistant usage text": _entry(
-        "bad", "b2", type="message", message={**_assistant(_text("x")), "usage": "many"}
+    "text block with a number": _entry(
+        "bad", "b2", type="message", message=_assistant([{"type": "text", "text": 7}])
     ),
     "tool call without arguments": _entry(
         "bad",
@@ -413,3 +413,28 @@ def test_an_unwritable_sessions_dir_keeps_the_answer(
     )
     assert str(sessions) in _one_line(result.stderr, "error")
     assert not list(sessions.rglob("*.jsonl"))
+
+
+def test_enospc_while_appending_keeps_the_answer(scripted: Scripted) -> None:
+    # A real ENOSPC: the new session's path becomes a link to /dev/full after knightcode
+    # started and before its first append (sessions are written after the first answer,
+    # whose stream is slowed down until the link exists).
+    file = scripted.project / "new.jsonl"
+    scripted.server.add(text_reply("kept", " in memory", delay=0.3))
+    command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}"]
+    process = subprocess.Popen(
+        [*command, "-p", "hello", "--session", str(file)],
+        cwd=scripted.project,
+        env=scripted.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    scripted.server.wait_for_requests(1, timeout=30)
+    file.symlink_to("/dev/full")
+    out, err = process.communicate(timeout=60)
+
+    assert process.returncode == 1
+    assert out == "kept in memory\n"
+    line = _one_line(err, "error")
+    assert f"cannot write the session to {file}" in line and "No space left on device" in line

@@ -32,7 +32,7 @@ from knightcode._session.errors import SessionFileError, SessionPathError
 from knightcode._session.file_store import keep_aside, write_file_atomically
 from knightcode._session.ids import new_entry_id
 from knightcode._session.jsonl import JsonObject, JsonValue
-from knightcode._session.validation import message_problem
+from knightcode._session.validation import message_problem, plain_blocks
 from knightcode._types.entries import (
     CURRENT_SESSION_VERSION,
     FileEntry,
@@ -208,7 +208,7 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
     # entry repeats are shared (type and role names; a parent id is its parent's id), so the
     # decoder's copies are freed for the next batch to reuse: ~20 MB less on a 100 MB session.
     append, by_id, shared = parsed.values.append, parsed.by_id, _SHARED
-    problems = parsed.message_problems
+    problems, plain = parsed.message_problems, plain_blocks
     for value in values:
         if type(value) is not dict or type(kind := value.get("type")) is not str:
             report.skipped_lines += 1
@@ -227,11 +227,19 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
         if type(parent_id) is str and (parent := by_id.get(parent_id)) is not None:
             value["parentId"] = parent["id"]
         if kind == "message":
+            # Checked here, while the entry's objects are in the CPU cache (LoadedSession):
+            # the common shapes inline, any other by the full check.
             message = value.get("message")
             if type(message) is dict and type(role := message.get("role")) is str:
-                message["role"] = shared.get(role, role)
-            # Checked now, while the entry's objects are in the CPU cache (see LoadedSession).
-            if (problem := message_problem(message)) is not None and type(entry_id) is str:
+                message["role"] = role = shared.get(role, role)
+                content = message.get("content")
+                if type(content) is list:
+                    if plain(content):
+                        continue
+                elif type(content) is str and role == "user":
+                    continue
+            problem = message_problem(message)
+            if problem is not None and type(entry_id) is str:
                 problems[entry_id] = problem
         elif kind == "label":
             parsed.labels.append(value)

@@ -11,14 +11,15 @@ Only the entries on the current path are checked, when the context is built: a s
 100 000 entries pays for the path it uses, once per build. The checks are the fields the
 consumers index or iterate (the required fields of the ``TypedDict`` shapes in
 :mod:`knightcode._types.messages`); unknown block types and roles are allowed, as readers skip
-them.
+them, and so are odd ``usage`` counts, which readers take with ``.get()`` and as 0 when they are
+not numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-__all__ = ["entry_problem", "message_problem"]
+__all__ = ["entry_problem", "message_problem", "plain_blocks"]
 
 _NUMBER = (int, float)
 
@@ -61,10 +62,13 @@ def _content_problem(content: object, where: str, *, text_allowed: bool) -> str 
     return None
 
 
-def _plain(content: list[object]) -> bool:
-    # The quick check of a content list: every block a text, thinking or tool-call block with
-    # its fields of the right types. One loop with no calls: this runs for every message of
-    # the path, 100 000 of them for a long session.
+def plain_blocks(content: Sequence[object]) -> bool:
+    """The quick check of a content list: every block a text, thinking or tool-call block with
+    its fields of the right types (``False`` sends the caller to :func:`message_problem`).
+
+    One loop and no calls: the loader runs it for every message of a file, 100 000 of them for
+    a long session.
+    """
     for block in content:
         if type(block) is not dict:
             return False
@@ -96,10 +100,7 @@ def message_problem(message: object) -> str | None:
     role = message.get("role")
     content = message.get("content")
     if role == "assistant":
-        usage = message.get("usage")
-        if usage is not None and type(usage) is not dict:
-            return "assistant 'usage' is not an object"
-        if type(content) is list and _plain(content):
+        if type(content) is list and plain_blocks(content):
             return None
         return _content_problem(content, "assistant 'content'", text_allowed=False)
     if role == "user":
@@ -107,9 +108,7 @@ def message_problem(message: object) -> str | None:
             return None
         return _content_problem(content, "user 'content'", text_allowed=True)
     if role == "toolResult":
-        if type(message.get("toolCallId")) is not str:
-            return "toolResult 'toolCallId' is not a string"
-        if type(content) is list and _plain(content):
+        if type(content) is list and plain_blocks(content):
             return None
         return _content_problem(content, "toolResult 'content'", text_allowed=False)
     if role == "custom":
