@@ -146,9 +146,10 @@ def test_file_without_valid_header_is_kept_aside_then_rewritten(tmp_path: Path) 
 def test_corrupt_copies_are_numbered(tmp_path: Path) -> None:
     file = tmp_path / "s.jsonl"
     for expected in (1, 2, 3):
-        file.write_text(f"garbage {expected}\n")
+        damaged = f'garbage {expected}\n{{"type":"message","id":"e{expected}"}}\n'
+        file.write_text(damaged)
         SessionManager.open(file, tmp_path)
-        assert (tmp_path / f"s.jsonl.corrupt-{expected}").read_text() == f"garbage {expected}\n"
+        assert (tmp_path / f"s.jsonl.corrupt-{expected}").read_text() == damaged
 
 
 def test_preserves_explicit_session_file_path_when_recovering(tmp_path: Path) -> None:
@@ -159,7 +160,7 @@ def test_preserves_explicit_session_file_path_when_recovering(tmp_path: Path) ->
 
 def test_subsequent_loads_of_recovered_file_work(tmp_path: Path) -> None:
     corrupted = tmp_path / "corrupted.jsonl"
-    corrupted.write_text("garbage content\n")
+    corrupted.write_text('garbage content\n{"type":"label","id":"x1"}\n')
     first = SessionManager.open(corrupted, tmp_path)
     second = SessionManager.open(corrupted, tmp_path)
     assert second.session_id == first.session_id

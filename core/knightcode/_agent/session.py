@@ -302,6 +302,8 @@ class AgentSession:
         the same manager, queued messages are dropped.
         """
         if session is not self._session:
+            if session.notice_listener is None:  # repairs of the new file reach the same place
+                session.set_notice_listener(self._session.notice_listener)
             self._session.close()
             self._session = session
         if restore_messages:

@@ -72,19 +72,23 @@ async def run_print(
             text = content_text(last["content"]) if last is not None else ""
             sys.stdout.write(text + ("" if text.endswith("\n") else "\n"))
             sys.stdout.flush()
-    return 1 if failed else 0
+    # A session that could not be written was reported when it failed; the answer is shown
+    # all the same, and the status says it was not saved.
+    unsaved = agent.session.write_error is not None
+    return 1 if failed or unsaved else 0
 
 
 async def run_print_session(
     request: RunRequest, host: PluginHost, plan: LoadPlan, prompts: Prompts
 ) -> int:
     """Build the agent for a print/JSON run, run it, and shut the plugins down cleanly."""
-    from knightcode._modes.setup import build_agent
+    from knightcode._modes.setup import build_agent, report_session_notices
 
     agent = await build_agent(request, host, plan)
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
     writer = json_writer(agent) if request.mode == "json" else None
+    report_session_notices(agent, writer.write if writer is not None else None)
     await host.hooks.session_start(reason="startup", previous_session_file=None)
     try:
         return await run_print(agent, prompts, request.mode, writer)

@@ -8,6 +8,8 @@ prompt (SYSTEM.md, APPEND_SYSTEM.md, context files, ``--system-prompt``).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.planning import LoadPlan
     from knightcode._session.context import ModelRef
     from knightcode._session.manager import SessionManager
+    from knightcode._session.notices import SessionNotice
 
 NO_MODEL = (
     "no model available: set an API key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or describe "
@@ -35,8 +38,14 @@ NO_MODEL = (
 def open_session(
     request: RunRequest, cwd: Path, agent_dir: Path, settings: Settings
 ) -> SessionManager:
-    """The session file this run writes to."""
-    from knightcode._session.location import resolve_session_dir
+    """The session file this run writes to.
+
+    :raises SessionPathError: the session directory is a file, or ``--session`` names a
+        directory, a device or a file that is not a session (checked before any model call:
+        sessions are written only after the first answer)
+    """
+    from knightcode._session.errors import SessionPathError
+    from knightcode._session.location import resolve_session_dir, session_dir_problem
     from knightcode._session.manager import SessionManager
 
     if request.no_session:
@@ -44,6 +53,9 @@ def open_session(
     session_dir = resolve_session_dir(
         cwd, agent_dir, cli_dir=request.session_dir, settings_dir=settings.session_dir(cwd)
     )
+    problem = session_dir_problem(session_dir)
+    if problem is not None:
+        raise SessionPathError(problem)
     if request.session is not None:
         return SessionManager.open(request.session.expanduser().resolve(), session_dir)
     if request.continue_recent:
@@ -224,6 +236,21 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
     )
     host.context.bind_session(agent, backend)
     return agent
+
+
+def report_session_notices(
+    agent: AgentSession, write_record: Callable[[Mapping[str, object]], None] | None
+) -> None:
+    """Tell the user about every session repair and failed write, now and for the rest of the
+    run: one line on stderr each and, in JSON and RPC modes, a record (``write_record``).
+    """
+
+    def deliver(notice: SessionNotice) -> None:
+        print(notice.line, file=sys.stderr, flush=True)
+        if write_record is not None:
+            write_record(notice.record())
+
+    agent.session.set_notice_listener(deliver)
 
 
 def _one_line(tool: ToolDefinition) -> str:

@@ -11,6 +11,10 @@
 4. ``message`` entries give their message, ``custom_message`` entries a ``custom`` message,
    ``branch_summary`` entries with a non-empty summary a ``branchSummary`` message; other
    entries give nothing. ``context_edit`` omissions and replacements apply on the way.
+5. An entry of a context type whose fields have the wrong types (see
+   :mod:`~knightcode._session.validation`) is left out and listed in
+   :attr:`SessionContext.skipped`; a skipped compaction is no boundary, a skipped model or
+   thinking-level change sets nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final, Literal, cast
+from typing import Final, Literal, NamedTuple, cast
 
 from knightcode._session.messages import (
     create_branch_summary_message,
@@ -27,6 +31,7 @@ from knightcode._session.messages import (
 )
 from knightcode._session.projection import apply_edit, collect_edits
 from knightcode._session.tree import path_to_root
+from knightcode._session.validation import entry_problem, message_problem
 from knightcode._types.entries import (
     CompactionEntry,
     ContextEdit,
@@ -36,7 +41,7 @@ from knightcode._types.entries import (
 )
 from knightcode._types.messages import AgentMessage
 
-__all__ = ["LAST_ENTRY", "ModelRef", "SessionContext", "build_session_context"]
+__all__ = ["LAST_ENTRY", "ModelRef", "SessionContext", "SkippedEntry", "build_session_context"]
 
 
 class _LastEntry(Enum):
@@ -55,6 +60,13 @@ class ModelRef:
     model_id: str
 
 
+class SkippedEntry(NamedTuple):
+    """An entry on the path that the context left out because its fields are damaged."""
+
+    entry_id: str
+    problem: str
+
+
 @dataclass(slots=True)
 class SessionContext:
     """The model's view of the branch.
@@ -64,24 +76,31 @@ class SessionContext:
         projected entry for a replaced one)
     :ivar thinking_level: the branch's thinking level (``"off"`` when never set)
     :ivar model: the branch's model, or ``None``
+    :ivar skipped: the path's entries left out because their fields are damaged, root first
     """
 
     messages: list[AgentMessage] = field(default_factory=list)
     entries: list[SessionEntry] = field(default_factory=list)
     thinking_level: str = "off"
     model: ModelRef | None = None
+    skipped: list[SkippedEntry] = field(default_factory=list)
 
 
 def build_session_context(
     entries: Sequence[SessionEntry],
     leaf_id: str | Literal[_LastEntry.LAST_ENTRY] | None = LAST_ENTRY,
     by_id: Mapping[str, SessionEntry] | None = None,
+    message_problems: Mapping[str, str] | None = None,
 ) -> SessionContext:
     """Build the context for the branch ending at ``leaf_id`` (see the module docstring).
 
     :param entries: all entries in file order (no header)
     :param leaf_id: the leaf; ``None`` for "no leaf", :data:`LAST_ENTRY` for the last entry
     :param by_id: an id index of ``entries`` if the caller keeps one (saves rebuilding it)
+    :param message_problems: the problem of each damaged ``message`` entry by id, when the
+        caller checked them already (the loader does, while each entry is in the CPU cache:
+        checking 100 000 messages here would cost ~60 ms of cache misses); ``None``: each
+        message on the path is checked here
     """
     if leaf_id is None:
         return SessionContext()
@@ -92,14 +111,17 @@ def build_session_context(
         if not entries:
             return SessionContext()
         leaf = entries[-1]
-    branch = _walk(by_id, leaf["id"])
+    branch = _walk(by_id, leaf["id"], message_problems)
     path = branch.path
-    context = SessionContext(thinking_level=branch.thinking_level, model=branch.model)
+    context = SessionContext(
+        thinking_level=branch.thinking_level, model=branch.model, skipped=branch.skipped
+    )
+    invalid = {skipped.entry_id for skipped in branch.skipped}
     edits = collect_edits(path) if branch.has_edits else {}
     compaction_index = branch.compaction_index
     if compaction_index < 0:
         if edits:
-            _emit(path, context, edits)
+            _emit(path, context, edits, invalid)
         else:
             _emit_collected(branch, context)
         return context
@@ -119,8 +141,8 @@ def build_session_context(
         if path[index]["id"] == first_kept:
             kept_start = index
             break
-    _emit(path[kept_start:compaction_index], context, edits)
-    _emit(path[compaction_index + 1 :], context, edits)
+    _emit(path[kept_start:compaction_index], context, edits, invalid)
+    _emit(path[compaction_index + 1 :], context, edits, invalid)
     return context
 
 
@@ -134,6 +156,7 @@ class _Branch:
     :ivar messages: for each source, its ``message`` value (``None`` for the other two types)
     :ivar irregular: positions in ``sources`` whose message is not simply that dict
     :ivar compaction_index: position in ``path`` of the last compaction, or -1
+    :ivar skipped: the entries of ``path`` whose fields are damaged, root first
     """
 
     path: list[SessionEntry] = field(default_factory=list)
@@ -144,6 +167,7 @@ class _Branch:
     thinking_level: str = "off"
     model: ModelRef | None = None
     has_edits: bool = False
+    skipped: list[SkippedEntry] = field(default_factory=list)
 
 
 class _ParentCycle(Exception):
@@ -164,17 +188,19 @@ def _up(by_id: Mapping[str, SessionEntry], leaf_id: str) -> Iterator[SessionEntr
         raise _ParentCycle
 
 
-def _walk(by_id: Mapping[str, SessionEntry], leaf_id: str) -> _Branch:
+def _walk(
+    by_id: Mapping[str, SessionEntry], leaf_id: str, problems: Mapping[str, str] | None
+) -> _Branch:
     # path_to_root, collecting on the way. Walking 100 000 entries is bound by memory latency
     # (each entry is somewhere else in memory), so each entry is visited once, from the leaf:
     # the first thinking level, model and compaction met are the last ones of the path.
     try:
-        return _collect(_up(by_id, leaf_id))
+        return _collect(_up(by_id, leaf_id), problems)
     except _ParentCycle:
-        return _collect(reversed(path_to_root(by_id, leaf_id)))
+        return _collect(reversed(path_to_root(by_id, leaf_id)), problems)
 
 
-def _collect(entries: Iterable[SessionEntry]) -> _Branch:
+def _collect(entries: Iterable[SessionEntry], problems: Mapping[str, str] | None) -> _Branch:
     # The branch from its entries, leaf first.
     branch = _Branch()
     path, sources, messages = branch.path, branch.sources, branch.messages
@@ -182,20 +208,28 @@ def _collect(entries: Iterable[SessionEntry]) -> _Branch:
     thinking: str | None = None
     model_found = False
     compaction_at = -1  # counted from the leaf
+    skipped = branch.skipped  # leaf first until reversed below
     for current in entries:
         path.append(current)
         kind = current["type"]
         if kind == "message":
             message = current.get("message")
-            if type(message) is not dict:
-                irregular.append(len(sources))
-            elif not model_found and message.get("role") == "assistant":
+            if problems is None:
+                problem = message_problem(message)
+            else:
+                problem = problems.get(current["id"]) if problems else None
+            if problem is not None or type(message) is not dict:
+                skipped.append(SkippedEntry(str(current.get("id")), problem or ""))
+                continue
+            if not model_found and message.get("role") == "assistant":
                 branch.model = ModelRef(
                     str(message.get("provider", "")), str(message.get("model", ""))
                 )
                 model_found = True
             sources.append(current)
             messages.append(message)
+        elif (problem := entry_problem(current)) is not None:
+            skipped.append(SkippedEntry(str(current.get("id")), problem))
         elif kind == "custom_message" or kind == "branch_summary":
             irregular.append(len(sources))
             sources.append(current)
@@ -216,6 +250,7 @@ def _collect(entries: Iterable[SessionEntry]) -> _Branch:
     if thinking is not None:
         branch.thinking_level = thinking
     path.reverse()
+    skipped.reverse()
     sources.reverse()
     messages.reverse()
     last = len(sources) - 1
@@ -243,15 +278,24 @@ def _emit_collected(branch: _Branch, context: SessionContext) -> None:
 
 
 def _emit(
-    entries: Sequence[SessionEntry], context: SessionContext, edits: Mapping[str, ContextEdit]
+    entries: Sequence[SessionEntry],
+    context: SessionContext,
+    edits: Mapping[str, ContextEdit],
+    invalid: frozenset[str] | set[str] = frozenset(),
 ) -> None:
     messages, sources = context.messages, context.entries
     for entry in entries:
+        if invalid and entry["id"] in invalid:
+            continue
         if edits:
             edit = edits.get(entry["id"])
             if edit is not None:
                 projected = apply_edit(entry, edit)
-                if projected is not None and projected["type"] == "message":
+                if (
+                    projected is not None
+                    and projected["type"] == "message"
+                    and _usable_replacement(projected, context)
+                ):
                     messages.append(projected["message"])
                     sources.append(projected)
                 continue
@@ -277,3 +321,12 @@ def _emit(
                 )
             )
             sources.append(entry)
+
+
+def _usable_replacement(projected: SessionEntry, context: SessionContext) -> bool:
+    # A context_edit's replacement message is checked like a stored one.
+    problem = message_problem(projected.get("message"))
+    if problem is None:
+        return True
+    context.skipped.append(SkippedEntry(projected["id"], f"its replacement: {problem}"))
+    return False

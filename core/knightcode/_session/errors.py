@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from knightcode._errors import KnightcodeError
+from knightcode._errors import KnightcodeError, UsageError
 
-__all__ = ["EntryNotFoundError", "SessionFileError"]
+__all__ = ["EntryNotFoundError", "SessionFileError", "SessionPathError"]
 
 
 class EntryNotFoundError(KnightcodeError, LookupError):
@@ -17,3 +17,12 @@ class EntryNotFoundError(KnightcodeError, LookupError):
 
 class SessionFileError(KnightcodeError):
     """A session file cannot be used for the requested operation (e.g. forking an empty file)."""
+
+
+class SessionPathError(SessionFileError, UsageError):
+    """A path given for sessions cannot be used: a session "file" that is a directory, a
+    device, a FIFO or a file no line of which is a session entry (it is left untouched), or a
+    session directory that is a file (exit code 2).
+    """
+
+    exit_code = 2

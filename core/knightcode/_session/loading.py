@@ -4,9 +4,13 @@ Loading never drops a valid entry because another line is damaged:
 
 * lines are split on LF bytes only (U+2028 inside a string is not a line break), one trailing CR
   is tolerated, blank lines are ignored, and every line that is not a JSON object with a string
-  ``type`` is skipped and counted — a truncated last line (a crash mid-write) is just such a line;
+  ``type`` is skipped and counted — a truncated last line (a crash mid-write) is just such a line,
+  and so is a line nested deeper than the JSON decoder's recursion limit (about 900 levels);
 * a missing or invalid header makes the session empty, and :func:`open_session_file` then moves
-  the damaged original aside as ``<name>.corrupt-<n>`` before writing a fresh header;
+  the damaged original aside as ``<name>.corrupt-<n>`` before writing a fresh header — unless no
+  line of the file looks like a session entry: such a file (notes, a script) is never taken over;
+* a header whose ``version`` is not a known number (``"3"``, ``99``, ``null``) is such an invalid
+  header: the file is kept aside as it is, never migrated by guesswork;
 * version 1 and 2 files are migrated (ids and parent links assigned, ``firstKeptEntryIndex`` →
   ``firstKeptEntryId`` counting the header as index 0, role ``hookMessage`` → ``custom``) and
   rewritten atomically; entries without an id are given one and chained to the previous entry.
@@ -15,6 +19,7 @@ Loading never drops a valid entry because another line is damaged:
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -23,9 +28,11 @@ from typing import BinaryIO, cast
 
 from knightcode._session import jsonl
 from knightcode._session.bulk import bulk_allocation
+from knightcode._session.errors import SessionFileError, SessionPathError
 from knightcode._session.file_store import keep_aside, write_file_atomically
 from knightcode._session.ids import new_entry_id
 from knightcode._session.jsonl import JsonObject, JsonValue
+from knightcode._session.validation import message_problem, plain_blocks
 from knightcode._types.entries import (
     CURRENT_SESSION_VERSION,
     FileEntry,
@@ -37,6 +44,7 @@ from knightcode._types.entries import (
 __all__ = [
     "LoadReport",
     "LoadedSession",
+    "check_session_path",
     "load_entries_from_file",
     "migrate_session_entries",
     "open_session_file",
@@ -65,6 +73,9 @@ class LoadReport:
     :ivar skipped_lines: non-blank lines that were not usable entries
     :ivar truncated_tail: the last line was unfinished (no LF) and unparsable: a crash mid-write
     :ivar invalid_header: the file had content but no valid header, so the session is empty
+    :ivar header_problem: what was wrong with the header, for a notice (``None`` when valid)
+    :ivar not_a_session: no line looked like a session entry (an object with a string ``type``
+        and a string ``id``): the file is something else, not a damaged session
     :ivar migrated_from: the version the file was migrated from, if it was
     :ivar repaired_ids: entries that had no id and were given one
     :ivar corrupt_copy: where the damaged original was kept aside, if it was
@@ -74,6 +85,8 @@ class LoadReport:
     skipped_lines: int = 0
     truncated_tail: bool = False
     invalid_header: bool = False
+    header_problem: str | None = None
+    not_a_session: bool = False
     migrated_from: int | None = None
     repaired_ids: int = 0
     corrupt_copy: Path | None = None
@@ -87,6 +100,9 @@ class LoadedSession:
     :ivar by_id: the entries by id (the last of a duplicated id), and
     :ivar labels: the ``label`` entries in order, both gathered while parsing, when each entry
         was in the CPU cache anyway; ``None`` when migration or repair changed ids
+    :ivar message_problems: what is wrong with each damaged ``message`` entry, by id (see
+        :func:`~knightcode._session.validation.message_problem`), also checked while parsing;
+        ``None`` when ids changed
     """
 
     header: SessionHeader | None
@@ -95,6 +111,7 @@ class LoadedSession:
     blank: bool = True  # no non-blank line at all (missing or empty file)
     by_id: dict[str, SessionEntry] | None = None
     labels: list[LabelEntry] | None = None
+    message_problems: dict[str, str] | None = None
 
 
 def _is_header(value: JsonObject) -> bool:
@@ -117,9 +134,13 @@ def read_session_file(path: Path) -> LoadedSession:
     with handle, bulk_allocation(freeze_above=_FREEZE_THRESHOLD):
         _parse_file(handle, report, parsed)
     entries = parsed.values
-    if not entries or not _is_header(entries[0]):
+    problem = _header_problem(entries)
+    if problem is not None:
         # The reference rule: the first parsed line must be a header, or the session is empty.
         report.invalid_header = not parsed.blank
+        if not parsed.blank:
+            report.header_problem = problem
+            report.not_a_session = not any(type(value.get("id")) is str for value in entries)
         return LoadedSession(None, [], report, blank=parsed.blank)
     header = entries[0]
     del entries[0]
@@ -131,6 +152,7 @@ def read_session_file(path: Path) -> LoadedSession:
         cast(SessionHeader, header), cast(list[SessionEntry], entries), report, blank=False
     )
     version = _version(header)
+    assert version is not None  # checked by _header_problem
     if version < CURRENT_SESSION_VERSION:
         _migrate(header, entries, version)
         report.migrated_from = version
@@ -140,6 +162,7 @@ def read_session_file(path: Path) -> LoadedSession:
             del parsed.by_id[header_id]  # the header was indexed as the first value
         loaded.by_id = cast(dict[str, SessionEntry], parsed.by_id)  # as the entries above
         loaded.labels = cast(list[LabelEntry], parsed.labels)
+        loaded.message_problems = parsed.message_problems
     if parsed.missing_ids or report.migrated_from is not None:
         report.repaired_ids = _repair_missing_ids(entries)
     return loaded
@@ -155,6 +178,7 @@ class _Parsed:
     by_id: dict[str, JsonObject] = field(default_factory=dict)
     labels: list[JsonObject] = field(default_factory=list)
     missing_ids: bool = False
+    message_problems: dict[str, str] = field(default_factory=dict)
 
 
 def _parse_file(handle: BinaryIO, report: LoadReport, parsed: _Parsed) -> None:
@@ -184,6 +208,7 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
     # entry repeats are shared (type and role names; a parent id is its parent's id), so the
     # decoder's copies are freed for the next batch to reuse: ~20 MB less on a 100 MB session.
     append, by_id, shared = parsed.values.append, parsed.by_id, _SHARED
+    problems, plain = parsed.message_problems, plain_blocks
     for value in values:
         if type(value) is not dict or type(kind := value.get("type")) is not str:
             report.skipped_lines += 1
@@ -202,9 +227,20 @@ def _keep(values: list[JsonValue], parsed: _Parsed, report: LoadReport) -> None:
         if type(parent_id) is str and (parent := by_id.get(parent_id)) is not None:
             value["parentId"] = parent["id"]
         if kind == "message":
+            # Checked here, while the entry's objects are in the CPU cache (LoadedSession):
+            # the common shapes inline, any other by the full check.
             message = value.get("message")
             if type(message) is dict and type(role := message.get("role")) is str:
-                message["role"] = shared.get(role, role)
+                message["role"] = role = shared.get(role, role)
+                content = message.get("content")
+                if type(content) is list:
+                    if plain(content):
+                        continue
+                elif type(content) is str and role == "user":
+                    continue
+            problem = message_problem(message)
+            if problem is not None and type(entry_id) is str:
+                problems[entry_id] = problem
         elif kind == "label":
             parsed.labels.append(value)
 
@@ -237,7 +273,7 @@ def _parse_batch(lines: list[bytes]) -> list[JsonValue] | None:
 def _parse_array(lines: list[bytes]) -> list[JsonValue] | None:
     try:
         values = jsonl.parse_line(b"".join((b"[", b",".join(lines), b"]")))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: some line is nested too deeply
         return None
     if type(values) is not list or len(values) != len(lines):
         return None
@@ -249,7 +285,7 @@ def _parse_each(lines: list[bytes], report: LoadReport) -> list[JsonValue]:
     for line in lines:
         try:
             values.append(jsonl.parse_line(line))  # tolerates the trailing LF and one CR
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested beyond the decoder's limit
             report.skipped_lines += 1
             report.truncated_tail = not line.endswith(b"\n")
             continue
@@ -257,9 +293,24 @@ def _parse_each(lines: list[bytes], report: LoadReport) -> list[JsonValue]:
     return values
 
 
-def _version(header: JsonObject) -> int:
-    version = header.get("version")
-    return version if type(version) is int else 1
+_KNOWN_VERSIONS = range(1, CURRENT_SESSION_VERSION + 1)
+
+
+def _version(header: JsonObject) -> int | None:
+    # No version field: a version 1 file (the field came with version 2). Anything else that is
+    # not a known version number is unknown: None.
+    if "version" not in header:
+        return 1
+    version = header["version"]
+    return version if type(version) is int and version in _KNOWN_VERSIONS else None
+
+
+def _header_problem(values: list[JsonObject]) -> str | None:
+    if not values or not _is_header(values[0]):
+        return "the first line is not a session header"
+    if _version(values[0]) is None:
+        return f"its header has an unknown version {jsonl.dumps(values[0]['version'])}"
+    return None
 
 
 def _migrate(header: JsonObject, entries: list[JsonObject], version: int) -> None:
@@ -316,8 +367,9 @@ def migrate_session_entries(entries: list[FileEntry]) -> bool:
     header = next((item for item in items if item.get("type") == "session"), None)
     body = [item for item in items if item.get("type") != "session"]
     changed = False
-    if header is not None and _version(header) < CURRENT_SESSION_VERSION:
-        _migrate(header, body, _version(header))
+    version = _version(header) if header is not None else None
+    if header is not None and version is not None and version < CURRENT_SESSION_VERSION:
+        _migrate(header, body, version)
         changed = True
     return _repair_missing_ids(body) > 0 or changed
 
@@ -345,21 +397,71 @@ def open_session_file(path: Path, fresh_header: Callable[[], SessionHeader]) -> 
       then a file holding only ``fresh_header()`` takes its place;
     * migrated or repaired entries: the file is rewritten atomically (the original is kept aside
       first when skipped lines would otherwise be lost).
+
+    :raises SessionPathError: ``path`` is a directory, a device or a FIFO, or a file in which
+        no line looks like a session entry (it is left untouched)
+    :raises SessionFileError: the file cannot be read, or a repair cannot be written
     """
-    loaded = read_session_file(path)
+    check_session_path(path)
+    try:
+        loaded = read_session_file(path)
+    except OSError as error:
+        raise SessionFileError(f"cannot read session file {path}: {_reason(error)}") from error
     report = loaded.report
     if loaded.header is None:
         if not path.exists():
             return loaded
-        if not loaded.blank:
-            report.corrupt_copy = keep_aside(path)
-        loaded.header = fresh_header()
-        write_file_atomically(path, jsonl.encode_line(loaded.header))
+        if report.not_a_session:
+            raise SessionPathError(
+                f"{path} is not a session file (no line is a session entry); refusing to "
+                "overwrite it: give a .jsonl session file or a path that does not exist"
+            )
+        try:
+            if not loaded.blank:
+                report.corrupt_copy = keep_aside(path)
+            loaded.header = fresh_header()
+            write_file_atomically(path, jsonl.encode_line(loaded.header))
+        except OSError as error:
+            raise _repair_failed(path, error) from error
         report.rewritten = True
         return loaded
     if report.migrated_from is not None or report.repaired_ids:
-        if report.skipped_lines:
-            report.corrupt_copy = keep_aside(path)
-        write_file_atomically(path, _serialise(loaded.header, loaded.entries))
+        try:
+            if report.skipped_lines:
+                report.corrupt_copy = keep_aside(path)
+            write_file_atomically(path, _serialise(loaded.header, loaded.entries))
+        except OSError as error:
+            raise _repair_failed(path, error) from error
         report.rewritten = True
     return loaded
+
+
+def check_session_path(path: Path) -> None:
+    """Refuse a session path that exists but is no regular file (``--session DIR``,
+    ``--session /dev/full``, a FIFO): reading one fails, or never ends.
+
+    :raises SessionPathError: with the reason
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except NotADirectoryError as error:  # a parent is a file
+        raise SessionPathError(f"cannot use session file {path}: {_reason(error)}") from error
+    except OSError as error:
+        raise SessionFileError(f"cannot use session file {path}: {_reason(error)}") from error
+    if stat.S_ISDIR(mode):
+        raise SessionPathError(f"{path} is a directory, not a session file")
+    if not stat.S_ISREG(mode):
+        raise SessionPathError(f"{path} is not a regular file, so it cannot hold a session")
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _repair_failed(path: Path, error: OSError) -> SessionFileError:
+    where = f": {error.filename}" if error.filename else ""
+    return SessionFileError(
+        f"session file {path} needs a repair that cannot be written ({_reason(error)}{where})"
+    )

@@ -20,6 +20,7 @@ __all__ = [
     "default_session_dir",
     "encode_cwd",
     "resolve_session_dir",
+    "session_dir_problem",
     "session_file_name",
     "sessions_root",
 ]
@@ -81,3 +82,27 @@ def resolve_session_dir(
         if candidate is not None and os.fspath(candidate) != "":
             return _absolute(candidate, base)
     return default_session_dir(cwd, agent_dir)
+
+
+def session_dir_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be (or become) a session directory, or ``None``.
+
+    Sessions are written lazily, after the first answer: a directory that is a file would
+    otherwise be found only then. Permissions are not checked here (a write that fails is
+    reported when it happens, and the answer is still shown).
+    """
+    current = path
+    while True:
+        try:
+            if current.is_dir():
+                return None
+            if current.exists() or current.is_symlink():
+                break
+        except OSError:
+            break
+        if current.parent == current:
+            return None
+        current = current.parent
+    if current == path:
+        return f"session directory {path} is not a directory"
+    return f"session directory {path} cannot be created: {current} is not a directory"

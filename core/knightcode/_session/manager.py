@@ -5,10 +5,17 @@ written until the session holds an assistant message (a session the user abandon
 answer leaves no file); then the buffered entries are written in order, and from then on each
 entry is on disk (kernel-durable) before its ``append_*`` returns. Call :meth:`SessionManager.sync`
 at the end of a turn and :meth:`~SessionManager.close` before exit to ``fsync``.
+
+A write that fails (a full disk, a read-only file, a directory that cannot be created) does not
+end the run: the manager stops writing, keeps the session in memory, and reports it once as a
+``write_failed`` notice (:attr:`SessionManager.write_error` says why). Repairs made when a file
+is opened, and entries the context leaves out, are reported the same way
+(:mod:`knightcode._session.notices`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from types import TracebackType
@@ -24,6 +31,13 @@ from knightcode._session.ids import iso_timestamp, new_session_id
 from knightcode._session.listing import find_most_recent_session
 from knightcode._session.loading import LoadReport, open_session_file
 from knightcode._session.location import session_file_name
+from knightcode._session.notices import (
+    NoticeListener,
+    SessionNotice,
+    load_notices,
+    skipped_entry_notice,
+    write_failed_notice,
+)
 from knightcode._session.projection import SessionProjection, project_path
 from knightcode._session.tokens import ContextUsageEstimate, estimate_context_tokens
 from knightcode._session.tree import EntryIndex, SessionTreeNode
@@ -54,6 +68,14 @@ class SessionManager(EntryAppender):
         self._persisted = 0  # lines (header + entries) of this session already in the file
         self.load_report = LoadReport()
         """What loading the current file found (skipped lines, migration, kept-aside copy)."""
+        self.write_error: OSError | None = None
+        """Why the session stopped being written, if it did (it goes on in memory)."""
+        self._notices: list[SessionNotice] = []  # made before anyone listens
+        self._listener: NoticeListener | None = None
+        self._noticed_entries: set[str] = set()  # entries already reported as left out
+        # Damaged message entries by id, found by the loader; None: check them in the context.
+        # Entries appended later are the agent's own, well-formed by construction.
+        self._message_problems: dict[str, str] | None = {}
         if session_file is not None:
             self.set_session_file(session_file)
         else:
@@ -108,8 +130,10 @@ class SessionManager(EntryAppender):
         timestamp = iso_timestamp()
         self._header = make_header(id or new_session_id(), timestamp, self._cwd, parent_session)
         self._index = EntryIndex()
+        self._message_problems = {}
         self._persisted = 0
         self.load_report = LoadReport()
+        self._forget_file_state()
         self._file = None
         if self._persist and self._session_dir is not None:
             self._file = self._session_dir / session_file_name(timestamp, self._header["id"])
@@ -121,6 +145,7 @@ class SessionManager(EntryAppender):
         :param adopt_cwd: take the working directory from the file's header
         """
         self._close_writer()
+        self._forget_file_state()
         file = Path(path).absolute()
         loaded = open_session_file(
             file, lambda: make_header(new_session_id(), iso_timestamp(), self._cwd)
@@ -131,9 +156,12 @@ class SessionManager(EntryAppender):
             return
         self._header = loaded.header
         self._index = EntryIndex(loaded.entries, loaded.by_id, loaded.labels)
+        self._message_problems = loaded.message_problems
         self._persisted = 1 + len(loaded.entries)
         self.load_report = loaded.report
         self._file = file
+        for notice in load_notices(file, loaded.report):
+            self._notify(notice)
         if adopt_cwd and isinstance(loaded.header.get("cwd"), str):
             self._cwd = loaded.header["cwd"]
 
@@ -182,6 +210,34 @@ class SessionManager(EntryAppender):
                 return str(entry.get("name"))
         return None
 
+    # --- notices ----------------------------------------------------------------------------
+
+    @property
+    def notice_listener(self) -> NoticeListener | None:
+        """Who hears about repairs and failed writes (see :meth:`set_notice_listener`)."""
+        return self._listener
+
+    def set_notice_listener(self, listener: NoticeListener | None) -> None:
+        """Send every notice to ``listener``: those made so far at once, later ones as they
+        happen. Until a listener is set, notices are kept.
+        """
+        self._listener = listener
+        if listener is not None:
+            pending, self._notices = self._notices, []
+            for notice in pending:
+                listener(notice)
+
+    def _forget_file_state(self) -> None:
+        # Another file: it may be writable, and its entries were not reported yet.
+        self.write_error = None
+        self._noticed_entries = set()
+
+    def _notify(self, notice: SessionNotice) -> None:
+        if self._listener is not None:
+            self._listener(notice)
+        else:
+            self._notices.append(notice)
+
     # --- writing (the append_* methods are in EntryAppender) ---------------------------------
 
     def _append(self, entry: SessionEntry) -> str:
@@ -194,7 +250,12 @@ class SessionManager(EntryAppender):
         # message; then every line not yet written (the header is line 0) goes out in one
         # append, in order. _persisted counts lines, not entries, so a header written early
         # (a repaired file) or entries already loaded are never written twice.
-        if not self._persist or self._file is None or not self._index.has_assistant:
+        if (
+            not self._persist
+            or self._file is None
+            or self.write_error is not None
+            or not self._index.has_assistant
+        ):
             return
         entries = self._index.entries
         total = 1 + len(entries)
@@ -206,8 +267,24 @@ class SessionManager(EntryAppender):
         lines.extend(jsonl.encode_line(entry) for entry in entries[max(self._persisted - 1, 0) :])
         if self._writer is None:
             self._writer = SessionFileWriter(self._file)
-        self._writer.append(b"".join(lines))
+        try:
+            self._writer.append(b"".join(lines))
+        except OSError as error:
+            self._write_failed(error)
+            return
         self._persisted = total
+
+    def _write_failed(self, error: OSError) -> None:
+        # Stop writing for good: a later append could land after a gap and break the chain.
+        # The entries stay in memory, so the run goes on; the user hears about it once.
+        self.write_error = error
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            # The descriptor is released anyway; the first error is the one to report.
+            with contextlib.suppress(OSError):
+                writer.close()
+        assert self._file is not None
+        self._notify(write_failed_notice(self._file, error))
 
     # --- moving the leaf ----------------------------------------------------------------
 
@@ -253,9 +330,19 @@ class SessionManager(EntryAppender):
         return self._index.tree()
 
     def build_context(self) -> SessionContext:
-        """What the model sees for the current leaf (``context_edit`` edits applied)."""
+        """What the model sees for the current leaf (``context_edit`` edits applied).
+
+        Entries left out because their fields are damaged are reported once each, as notices.
+        """
         index = self._index
-        return build_session_context(index.entries, index.leaf_id, index.by_id)
+        context = build_session_context(
+            index.entries, index.leaf_id, index.by_id, self._message_problems
+        )
+        for skipped in context.skipped:
+            if skipped.entry_id not in self._noticed_entries:
+                self._noticed_entries.add(skipped.entry_id)
+                self._notify(skipped_entry_notice(self._file, skipped))
+        return context
 
     def projection(self) -> SessionProjection:
         """The current branch with ``context_edit`` edits applied (for cut points and estimates)."""
@@ -283,6 +370,7 @@ class SessionManager(EntryAppender):
         self._index = EntryIndex(entries)
         self._persisted = 0
         self.load_report = LoadReport()
+        self._forget_file_state()
         self._file = None
         if self._persist and self._session_dir is not None:
             self._file = self._session_dir / session_file_name(timestamp, header["id"])
@@ -294,7 +382,10 @@ class SessionManager(EntryAppender):
     def sync(self) -> None:
         """``fsync`` everything written so far (call at the end of every turn)."""
         if self._writer is not None:
-            self._writer.sync()
+            try:
+                self._writer.sync()
+            except OSError as error:
+                self._write_failed(error)
 
     def close(self) -> None:
         """:meth:`sync` and release the file. Entries held back because the session has no
@@ -304,7 +395,10 @@ class SessionManager(EntryAppender):
 
     def _close_writer(self) -> None:
         if self._writer is not None:
-            self._writer.close()
+            try:
+                self._writer.close()
+            except OSError as error:
+                self._write_failed(error)
             self._writer = None
 
     def __enter__(self) -> Self:

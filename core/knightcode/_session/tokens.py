@@ -113,16 +113,23 @@ def estimate_tokens(message: Mapping[str, object]) -> int:
 
 
 def calculate_context_tokens(usage: Usage) -> int:
-    """Context size a provider reported: ``totalTokens``, else the sum of its parts."""
-    total = usage.get("totalTokens") or 0
+    """Context size a provider reported: ``totalTokens``, else the sum of its parts.
+
+    A count that is not a number (a damaged file) counts as 0.
+    """
+    total = _count(usage.get("totalTokens"))
     if total:
-        return int(total)
-    return int(
-        (usage.get("input") or 0)
-        + (usage.get("output") or 0)
-        + (usage.get("cacheRead") or 0)
-        + (usage.get("cacheWrite") or 0)
+        return total
+    return (
+        _count(usage.get("input"))
+        + _count(usage.get("output"))
+        + _count(usage.get("cacheRead"))
+        + _count(usage.get("cacheWrite"))
     )
+
+
+def _count(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) and value == value else 0
 
 
 def get_assistant_usage(message: Mapping[str, object]) -> Usage | None:

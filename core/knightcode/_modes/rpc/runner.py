@@ -63,12 +63,13 @@ def _report_load_failures(host: PluginHost, writer: RecordWriter) -> None:
 
 async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
     """Serve RPC commands until end of input or a stop signal; returns the exit status."""
-    from knightcode._modes.setup import build_agent
+    from knightcode._modes.setup import build_agent, report_session_notices
 
     writer = RecordWriter(take_stdout())
     agent = await build_agent(request, host, plan)
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
+    report_session_notices(agent, writer.write)
     ui = RpcUI(writer.write)
     server = RpcServer(agent, host, writer, ui)
     _install_ui(host, server, ui)
