@@ -175,6 +175,7 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
         providers=[item.definition for item in host.registrations.providers],
         http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
         proxy=model_settings.http_proxy,
+        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
