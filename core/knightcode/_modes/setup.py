@@ -179,6 +179,8 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
+    if registry.auth is not None:
+        registry.auth.check()  # a broken auth.json is a configuration error (exit 2), up front
     host.context.bind_models(registry)
     session = open_session(request, cwd, agent_dir, settings)
     # The context is built once here: on a long session it is the costliest step of start-up.
