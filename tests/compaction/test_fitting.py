@@ -50,6 +50,20 @@ async def two_exchanges(run: Run, *then: Any, first: str = "question one") -> No
     await bounded(run.agent.prompt("question two " + "q" * 600))
 
 
+async def compact_after_tool_calls(run: Run, calls: list[Any], summary: str) -> None:
+    """A prompt answered with ``calls``, a second prompt, then ``/compact`` summarized as
+    ``summary``."""
+    run.server.add(
+        tool_call_reply(calls),
+        text_reply("done", usage=usage(input=100)),
+        text_reply("noted", usage=usage(input=100)),
+        summary_reply(summary),
+    )
+    await bounded(run.agent.prompt("use the tools"))
+    await bounded(run.agent.prompt("next " + "n" * 600))
+    await bounded(run.agent.compact())
+
+
 async def test_output_budget_is_the_summary_cap_reduced_to_fit_the_window(build: Builder) -> None:
     run = await build(settings=SETTINGS)
     await two_exchanges(run, summary_reply(), first="a" * 31000)  # a 7750-token first prompt
@@ -284,20 +298,11 @@ async def test_file_lists_accumulate_across_two_compactions(
 ) -> None:
     (project_dir / "a.txt").write_text("alpha\n")
     run = await build(settings=SETTINGS)
-    run.server.add(
-        tool_call_reply(
-            [
-                tool_call("c1", "read", {"path": "a.txt"}),
-                tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"}),
-            ]
-        ),
-        text_reply("done", usage=usage(input=100)),
-        text_reply("noted", usage=usage(input=100)),
-        summary_reply("## Goal\nfirst"),
-    )
-    await bounded(run.agent.prompt("read a, write b"))
-    await bounded(run.agent.prompt("next " + "n" * 600))
-    await bounded(run.agent.compact())
+    calls = [
+        tool_call("c1", "read", {"path": "a.txt"}),
+        tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"}),
+    ]
+    await compact_after_tool_calls(run, calls, "## Goal\nfirst")
     first = run.entries("compaction")[0]
     assert first["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["b.txt"]}
     assert first["summary"] == (
@@ -360,15 +365,7 @@ async def test_long_file_lists_stay_within_the_cap(build: Builder, project_dir: 
         for i, name in enumerate(names)
     ]
     run = await build(settings=SETTINGS)
-    run.server.add(
-        tool_call_reply(calls),
-        text_reply("done", usage=usage(input=100)),
-        text_reply("noted", usage=usage(input=100)),
-        summary_reply("## Goal\nmany files"),
-    )
-    await bounded(run.agent.prompt("write them"))
-    await bounded(run.agent.prompt("next " + "n" * 600))
-    await bounded(run.agent.compact())
+    await compact_after_tool_calls(run, calls, "## Goal\nmany files")
     (entry,) = run.entries("compaction")
     summary = entry["summary"]
     assert estimate_text_tokens(summary) <= 1250
