@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from knightcode._config.jsonfile import (
     MAX_CONFIG_BYTES,
     MAX_CONFIG_DEPTH,
     ConfigWriteError,
+    _depth_exceeds,
     read_json_object,
     write_json_atomic,
 )
@@ -216,3 +218,30 @@ def test_a_failed_write_is_a_config_write_error_and_an_os_error(tmp_path: Path) 
         write_json_atomic(blocker / "settings.json", {})  # its "directory" is a file
     assert isinstance(info.value, OSError)
     assert str(info.value).startswith(f"cannot write {blocker / 'settings.json'}: ")
+
+
+def _nesting(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    return 0
+
+
+def _random_json(rng: random.Random, depth: int) -> object:
+    """Values whose strings are full of brackets, quotes and backslashes."""
+    if depth == 0 or rng.random() < 0.2:
+        return "".join(rng.choice('[]{}"\\aé') for _ in range(rng.randint(0, 6)))
+    if rng.random() < 0.5:
+        return [_random_json(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+    return {_random_json(rng, 0): _random_json(rng, depth - 1) for _ in range(rng.randint(0, 3))}
+
+
+def test_the_nesting_measure_ignores_brackets_inside_strings() -> None:
+    rng = random.Random(11)
+    for _ in range(500):
+        value = _random_json(rng, rng.randint(0, 8))
+        raw = json.dumps(value, ensure_ascii=rng.random() < 0.5).encode()
+        depth = _nesting(value)
+        assert not _depth_exceeds(raw, depth), raw
+        assert depth == 0 or _depth_exceeds(raw, depth - 1), raw
