@@ -90,7 +90,8 @@ async def test_navigation_with_the_default_branch_summary(
         '[Assistant tool calls]: read(path="a.txt")\n\n'
         "[Assistant]: it says alpha\n</conversation>\n\n"
         + BRANCH_SUMMARY_PROMPT
-        + "\n\nKeep the whole summary under 1250 tokens."
+        # The cap (1250) less the preamble and the file list stored with the summary.
+        + "\n\nKeep the whole summary under 1213 tokens."
     )
     entry = result.summary_entry
     assert entry is not None
@@ -195,7 +196,7 @@ async def test_a_plugin_can_change_the_instructions_and_the_label(
         )
     )
     assert run.prompt_text(3).endswith(
-        "</conversation>\n\nList the commands only.\n\nKeep the whole summary under 1250 tokens."
+        "</conversation>\n\nList the commands only.\n\nKeep the whole summary under 1213 tokens."
     )
     assert BRANCH_SUMMARY_PROMPT not in run.prompt_text(3)
     assert result.summary_entry is not None

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from knightcode import generate_summary, generate_summary_with_usage
+from knightcode import estimate_text_tokens, generate_summary, generate_summary_with_usage
 from knightcode._llm.summary import SUMMARIZATION_SYSTEM_PROMPT, estimate_request_tokens
 from knightcode.testing import error_reply, text_reply, tool_call, tool_call_reply, usage
+from knightcode_builtins.compaction.prompts import SPLIT_TURN_SEPARATOR
 from tests.harness import (
     ANTHROPIC,
     PROVIDER,
@@ -49,18 +50,33 @@ async def two_exchanges(run: Run, *then: Any, first: str = "question one") -> No
     await bounded(run.agent.prompt("question two " + "q" * 600))
 
 
-async def test_output_budget_is_the_model_limit_reduced_to_fit_the_window(build: Builder) -> None:
+async def compact_after_tool_calls(run: Run, calls: list[Any], summary: str) -> None:
+    """A prompt answered with ``calls``, a second prompt, then ``/compact`` summarized as
+    ``summary``."""
+    run.server.add(
+        tool_call_reply(calls),
+        text_reply("done", usage=usage(input=100)),
+        text_reply("noted", usage=usage(input=100)),
+        summary_reply(summary),
+    )
+    await bounded(run.agent.prompt("use the tools"))
+    await bounded(run.agent.prompt("next " + "n" * 600))
+    await bounded(run.agent.compact())
+
+
+async def test_output_budget_is_the_summary_cap_reduced_to_fit_the_window(build: Builder) -> None:
     run = await build(settings=SETTINGS)
-    await two_exchanges(run, summary_reply(), first="a" * 28000)  # a 7000-token first prompt
+    await two_exchanges(run, summary_reply(), first="a" * 31000)  # a 7750-token first prompt
     body = run.requests[2].body
     prompt = body["messages"][-1]["content"][0]["text"]
     expected = 10000 - estimate_request_tokens(SUMMARIZATION_SYSTEM_PROMPT, prompt)
-    assert 1024 <= expected < 2048 and body["max_tokens"] == expected
-    # A request with room to spare asks for the model's whole output limit.
+    assert 1024 <= expected < 1250 and body["max_tokens"] == expected
+    # A request with room to spare asks for the summary cap (a window of 10000: 1250), not the
+    # model's output limit (2048): the summary could not be kept longer anyway.
     run.server.add(text_reply("x", usage=usage(input=100)), summary_reply())
     await bounded(run.agent.prompt("question three " + "t" * 600))
     await bounded(run.agent.compact())
-    assert run.requests[-1].body["max_tokens"] == 2048
+    assert run.requests[-1].body["max_tokens"] == 1250
 
 
 async def test_summary_requests_write_no_prompt_cache(build: Builder) -> None:
@@ -282,20 +298,11 @@ async def test_file_lists_accumulate_across_two_compactions(
 ) -> None:
     (project_dir / "a.txt").write_text("alpha\n")
     run = await build(settings=SETTINGS)
-    run.server.add(
-        tool_call_reply(
-            [
-                tool_call("c1", "read", {"path": "a.txt"}),
-                tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"}),
-            ]
-        ),
-        text_reply("done", usage=usage(input=100)),
-        text_reply("noted", usage=usage(input=100)),
-        summary_reply("## Goal\nfirst"),
-    )
-    await bounded(run.agent.prompt("read a, write b"))
-    await bounded(run.agent.prompt("next " + "n" * 600))
-    await bounded(run.agent.compact())
+    calls = [
+        tool_call("c1", "read", {"path": "a.txt"}),
+        tool_call("c2", "write", {"path": "b.txt", "content": "beta\n"}),
+    ]
+    await compact_after_tool_calls(run, calls, "## Goal\nfirst")
     first = run.entries("compaction")[0]
     assert first["details"] == {"readFiles": ["a.txt"], "modifiedFiles": ["b.txt"]}
     assert first["summary"] == (
@@ -324,3 +331,45 @@ async def test_file_lists_accumulate_across_two_compactions(
     assert second["details"] == {"readFiles": [], "modifiedFiles": ["a.txt", "b.txt"]}
     assert second["summary"].endswith("<modified-files>\na.txt\nb.txt\n</modified-files>")
     assert "<read-files>" not in second["summary"]
+
+
+async def test_a_split_span_summary_is_capped_as_a_whole(build: Builder, project_dir: Path) -> None:
+    """The two summaries of a split user-message span share the cap (before: each was capped on
+    its own and the merged summary stored at twice the cap), and no request asks for more output
+    than its share."""
+    (project_dir / "notes.txt").write_text("alpha\n" * 20)  # a 30-token tool result
+    run = await build(settings={"compaction": {"reserveTokens": 2000, "keepRecentTokens": 35}})
+    run.server.add(text_reply("earlier answer", usage=usage(input=200)))
+    await bounded(run.agent.prompt("earlier question"))
+    huge = "## Goal\n" + "word " * 4000  # 20 000 characters: 5000 tokens each
+    run.server.add(
+        tool_call_reply([tool_call("c1", "read", {"path": "notes.txt"})], usage=usage(input=7990)),
+        summary_reply(huge),
+        summary_reply(huge),
+        text_reply("done", usage=usage(input=600)),
+    )
+    await bounded(run.agent.prompt("fix it " + "y" * 400))
+    (entry,) = run.entries("compaction")
+    summary = entry["summary"]
+    history, prefix = summary.split(SPLIT_TURN_SEPARATOR)
+    assert history.startswith("## Goal\nword") and prefix.startswith("## Goal\nword")
+    assert 1100 < estimate_text_tokens(summary) <= 1250  # a window of 10 000: the cap is 1250
+    limits = [r.body["max_tokens"] for i, r in enumerate(run.requests) if run.is_summary_request(i)]
+    assert len(limits) == 2 and sum(limits) <= 1250 and all(limit > 300 for limit in limits)
+
+
+async def test_long_file_lists_stay_within_the_cap(build: Builder, project_dir: Path) -> None:
+    names = [f"src/module_{index:03d}/implementation_file_{index:03d}.py" for index in range(200)]
+    calls = [
+        tool_call(f"c{i}", "write", {"path": name, "content": "x\n"})
+        for i, name in enumerate(names)
+    ]
+    run = await build(settings=SETTINGS)
+    await compact_after_tool_calls(run, calls, "## Goal\nmany files")
+    (entry,) = run.entries("compaction")
+    summary = entry["summary"]
+    assert estimate_text_tokens(summary) <= 1250
+    assert summary.startswith("## Goal\nmany files\n\n<modified-files>\nsrc/module_000/")
+    shown = summary.count("implementation_file_")
+    assert 10 < shown < 200 and f"[{200 - shown} more]" in summary
+    assert entry["details"]["modifiedFiles"] == sorted(names)  # the details keep every path

@@ -58,7 +58,7 @@ def test_unreadable_file_gives_the_os_reason(tmp_path: Path) -> None:
     path.mkdir()  # reading a directory fails even as root
     with pytest.raises(ConfigError) as info:
         read_json_object(path)
-    assert str(info.value) == f"{path}: cannot read: Is a directory"
+    assert str(info.value) == f"{path}: is a directory, not a JSON file"
 
 
 def test_non_utf8_is_rejected(tmp_path: Path) -> None:

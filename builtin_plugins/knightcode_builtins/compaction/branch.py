@@ -23,7 +23,7 @@ from knightcode import (
 from .file_ops import carry_details, compute_file_lists, extract_file_ops, format_file_operations
 from .preparation import message_of
 from .prompts import BRANCH_SUMMARY_PREAMBLE, branch_instructions
-from .summarize import Summarizer
+from .summarize import Summarizer, cap_left
 
 if TYPE_CHECKING:
     from knightcode import AbortSignal, AgentHandle, AgentMessage, HookContext, SessionEntry
@@ -110,10 +110,13 @@ class DefaultBranchSummarizer:
             agent.thinking_level,
         )
         instructions = branch_instructions(custom_instructions, replace_instructions)
-        text = await summarizer.summarize(messages, instructions=instructions)
+        # The cap holds for what is stored: preamble, summary and file lists together.
         read, modified = compute_file_lists(ops)
+        files = format_file_operations(read, modified, limit_tokens=summarizer.cap_tokens // 4)
+        budget = cap_left(summarizer.cap_tokens, BRANCH_SUMMARY_PREAMBLE, files)
+        text = await summarizer.summarize(messages, instructions=instructions, cap_tokens=budget)
         return BranchSummary(
-            BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read, modified),
+            BRANCH_SUMMARY_PREAMBLE + text + files,
             {"readFiles": read, "modifiedFiles": modified},
             summarizer.usage,
         )

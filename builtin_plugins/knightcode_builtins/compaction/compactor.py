@@ -28,9 +28,9 @@ from knightcode import (
 from .fallback import deterministic_summary
 from .file_ops import compute_file_lists, format_file_operations
 from .preparation import estimate_messages, prepare_compaction
-from .prompts import NO_PRIOR_HISTORY, TURN_PREFIX_PROMPT, merge_split_turn
+from .prompts import NO_PRIOR_HISTORY, SPLIT_TURN_SEPARATOR, TURN_PREFIX_PROMPT, merge_split_turn
 from .state import effective_settings
-from .summarize import Summarizer, cap_text
+from .summarize import Summarizer, cap_left, cap_text
 
 if TYPE_CHECKING:
     from knightcode import (
@@ -179,20 +179,32 @@ async def _default_summary(
         agent.retry,
         agent.thinking_level,
     )
+    # The cap holds for what is stored: the file lists (at most a quarter of it) and, for a
+    # split span, the separator come off first; the history and the span's prefix share the rest
+    # about 3:2 (the reference gives them 0.8 and 0.5 of its reserve).
+    cap = summarizer.cap_tokens
+    read, modified = compute_file_lists(prep.file_ops)
+    files = format_file_operations(read, modified, limit_tokens=cap // 4)
+    split = prep.is_split_turn and bool(prep.turn_prefix_messages)
+    budget = cap_left(cap, files, SPLIT_TURN_SEPARATOR) if split else cap_left(cap, files)
+    history_cap = budget - budget * 2 // 5 if split else budget
     details: dict[str, object] = {}
     try:
         history_messages = prep.messages_to_summarize
-        if history_messages or not prep.is_split_turn or not prep.turn_prefix_messages:
+        if history_messages or not split:
             text = await summarizer.summarize(
                 history_messages,
                 previous_summary=prep.previous_summary,
                 custom_instructions=custom,
+                cap_tokens=history_cap,
             )
         else:  # nothing before the split span: keep what the previous summary said
-            text = cap_text(prep.previous_summary or NO_PRIOR_HISTORY, summarizer.cap_tokens)
-        if prep.is_split_turn and prep.turn_prefix_messages:
+            text = cap_text(prep.previous_summary or NO_PRIOR_HISTORY, history_cap)
+        if split:
             prefix = await summarizer.summarize(
-                prep.turn_prefix_messages, instructions=TURN_PREFIX_PROMPT
+                prep.turn_prefix_messages,
+                instructions=TURN_PREFIX_PROMPT,
+                cap_tokens=budget - history_cap,
             )
             text = merge_split_turn(text, prefix)
     except Aborted:
@@ -201,19 +213,16 @@ async def _default_summary(
         if not allow_fallback or signal.aborted:
             raise
         reason_text = str(error) or type(error).__name__
-        text = deterministic_summary(prep, reason_text, summarizer.cap_tokens)
+        text = deterministic_summary(prep, reason_text, cap_left(cap, files))
         details.update(fallback="deterministic", fallbackReason=reason_text)
         ctx.ui.notify(
             f"compaction: the summary was assembled without a model ({reason_text})", "warning"
         )
-    read, modified = compute_file_lists(prep.file_ops)
     details = {"readFiles": read, "modifiedFiles": modified, **details}
     # Retain-none keeps nothing the model sees: the entry records its own id (None asks the
     # session store for that), so the next compaction starts right after it.
     first_kept = None if prep.retain_none else prep.first_kept_entry_id
-    return _Summary(
-        text + format_file_operations(read, modified), first_kept, details, summarizer.usage
-    )
+    return _Summary(text + files, first_kept, details, summarizer.usage)
 
 
 async def _commit(

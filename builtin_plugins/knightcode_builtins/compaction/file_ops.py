@@ -61,11 +61,41 @@ def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:
     return sorted(ops.read - modified), sorted(modified)
 
 
-def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
-    """The tags appended to a summary (an empty string when there are no files)."""
+def format_file_operations(
+    read_files: list[str], modified_files: list[str], limit_tokens: int | None = None
+) -> str:
+    """The tags appended to a summary (an empty string when there are no files).
+
+    :param limit_tokens: the share of the summary cap the lists may take: beyond it, a list
+        keeps its first paths and says how many it left out (changed files first, they matter
+        more). The entry's ``details`` keep the whole lists.
+    """
+    if limit_tokens is not None:
+        room = limit_tokens * 4 - _TAGS_UNITS
+        modified_files = _shown(modified_files, room)
+        read_files = _shown(read_files, room - _units(modified_files))
     sections = []
     if read_files:
         sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
     if modified_files:
         sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
     return "\n\n" + "\n\n".join(sections) if sections else ""
+
+
+# The tags and separators around the two lists, in UTF-16 code units (what the estimate counts),
+# plus room for the two "[… more]" lines.
+_TAGS_UNITS = 2 * len("\n\n<modified-files>\n\n</modified-files>") + 2 * len("[99999 more]\n")
+
+
+def _units(paths: list[str]) -> int:
+    return sum(len(path.encode("utf-16-le")) // 2 + 1 for path in paths)
+
+
+def _shown(paths: list[str], room: int) -> list[str]:
+    """The first ``paths`` that fit ``room`` code units, then how many were left out."""
+    used = 0
+    for index, path in enumerate(paths):
+        used += len(path.encode("utf-16-le")) // 2 + 1
+        if used > room:
+            return [*paths[:index], f"[{len(paths) - index} more]"]
+    return paths

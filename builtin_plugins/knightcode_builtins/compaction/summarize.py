@@ -11,7 +11,10 @@
   message larger than a piece is shortened in the middle. A provider that still reports an
   overflow gets pieces half the size, up to three times.
 * **Size cap.** Summaries, and the previous summary fed back in, are capped at
-  :func:`summary_cap_tokens`, so repeated compactions cannot grow the summary without bound.
+  :func:`summary_cap_tokens`, so repeated compactions cannot grow the summary without bound. A
+  caller storing several parts together (a split span's two summaries, the file lists) gives each
+  part its share (``cap_tokens=``): the cap holds for what is stored. The cap is asked for in the
+  prompt, is the request's output limit (``max_tokens``), and is enforced on the text.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
         Usage,
     )
 
-__all__ = ["Summarizer", "add_usage", "cap_text", "summary_cap_tokens"]
+__all__ = ["Summarizer", "add_usage", "cap_left", "cap_text", "summary_cap_tokens"]
 
 _SHRINKS = 3
 
@@ -59,6 +62,13 @@ _SHRINKS = 3
 def summary_cap_tokens(context_window: int) -> int:
     """Largest summary kept: an eighth of the window, between 512 and 16384 tokens."""
     return max(512, min(16384, context_window // 8))
+
+
+def cap_left(cap_tokens: int, *stored_with: str) -> int:
+    """The tokens left of ``cap_tokens`` for generated text once the fixed parts stored with it
+    (file lists, separators, a preamble) are counted.
+    """
+    return cap_tokens - sum(estimate_text_tokens(part) for part in stored_with)
 
 
 def cap_text(text: str, cap_tokens: int) -> str:
@@ -176,20 +186,23 @@ class Summarizer:
         previous_summary: str | None = None,
         custom_instructions: str | None = None,
         instructions: str | None = None,
+        cap_tokens: int | None = None,
     ) -> str:
         """Summarize ``messages`` (folded into ``previous_summary``), in pieces if needed.
 
+        :param cap_tokens: the size of this summary, at most :attr:`cap_tokens` (the default)
         :raises SummarizationError: every attempt failed
         :raises SummarizationAborted: the signal was set
         """
+        cap = self.cap_tokens if cap_tokens is None else min(cap_tokens, self.cap_tokens)
         units = _units(messages)
         previous = cap_text(previous_summary, self.cap_tokens) if previous_summary else None
-        whole = self._prompt("\n\n".join(units), previous, custom_instructions, instructions)
+        whole = self._prompt("\n\n".join(units), previous, custom_instructions, instructions, cap)
         limit = None if self._fits(whole) else self._piece_tokens(custom_instructions, instructions)
         for _ in range(_SHRINKS + 1):
             chunks = ["\n\n".join(units)] if limit is None else _pack(units, limit)
             try:
-                return await self._fold(chunks, previous, custom_instructions, instructions)
+                return await self._fold(chunks, previous, custom_instructions, instructions, cap)
             except SummarizationAborted:
                 raise
             except SummarizationError as error:
@@ -201,14 +214,19 @@ class Summarizer:
         )
 
     def _prompt(
-        self, text: str, previous: str | None, custom: str | None, instructions: str | None
+        self,
+        text: str,
+        previous: str | None,
+        custom: str | None,
+        instructions: str | None,
+        cap: int | None = None,
     ) -> str:
         return build_summary_prompt(
             text,
             previous_summary=previous,
             custom_instructions=custom,
             instructions=instructions,
-            length_limit_tokens=self.cap_tokens,
+            length_limit_tokens=cap or self.cap_tokens,
         )
 
     def _fits(self, prompt: str) -> bool:
@@ -228,19 +246,28 @@ class Summarizer:
         return max(room, 256)
 
     async def _fold(
-        self, chunks: list[str], previous: str | None, custom: str | None, instructions: str | None
+        self,
+        chunks: list[str],
+        previous: str | None,
+        custom: str | None,
+        instructions: str | None,
+        cap: int,
     ) -> str:
         running = previous
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
             # Earlier pieces use the checkpoint prompts; the caller's instructions shape the end.
-            prompt = self._prompt(chunk, running, custom, instructions if last else None)
-            result = await self.request(prompt)
-            running = cap_text(result.text, self.cap_tokens)
+            prompt = self._prompt(chunk, running, custom, instructions if last else None, cap)
+            result = await self.request(prompt, max_tokens=cap)
+            running = cap_text(result.text, cap)
         return running or ""
 
-    async def request(self, prompt: str) -> SummaryResult:
-        """One request, retried on transient failures (with the retry events)."""
+    async def request(self, prompt: str, *, max_tokens: int | None = None) -> SummaryResult:
+        """One request, retried on transient failures (with the retry events).
+
+        :param max_tokens: the output limit (default: the summary cap); the model's window
+            may lower it further
+        """
         attempt = 0
         while True:
             try:
@@ -250,6 +277,7 @@ class Summarizer:
                     self.models,
                     signal=self.signal,
                     thinking_level=self.thinking_level,
+                    max_tokens=max_tokens or self.cap_tokens,
                 )
             except SummarizationAborted:
                 if attempt:

@@ -19,7 +19,7 @@ class RetrySettings:
     :param enabled: retry transient provider errors (rate limits, overload, dropped streams)
     :param max_retries: attempts after the first
     :param base_delay_ms: the first wait; each next one doubles
-    :param max_delay_ms: the longest wait (0: no cap)
+    :param max_delay_ms: the longest wait, a provider's ``Retry-After`` included (0: no cap)
     """
 
     enabled: bool = True
@@ -29,13 +29,18 @@ class RetrySettings:
 
 
 def retry_delay_ms(settings: RetrySettings, attempt: int, retry_after_ms: float | None) -> int:
-    """The wait before retry ``attempt`` under these settings (``max_delay_ms`` 0: no cap); the
-    formula itself is :func:`knightcode._llm.errors.backoff_delay_ms`.
+    """The wait before retry ``attempt`` under these settings: the backoff of
+    :func:`knightcode._llm.errors.backoff_delay_ms`, or the provider's ``Retry-After`` when
+    longer, never beyond ``max_delay_ms`` (settings ``retry.maxAgentDelayMs``; 0: no cap).
+
+    ``retry.maxAgentDelayMs`` bounds every wait, a server's request included: a ``Retry-After``
+    of a day must not hold the run for a day (one beyond ``retry.provider.maxRetryDelayMs`` does
+    not even get here: the request fails saying what the server asked).
     """
     from knightcode._llm.errors import backoff_delay_ms
 
     cap = settings.max_delay_ms or 2**53
-    return backoff_delay_ms(attempt, settings.base_delay_ms, cap, retry_after_ms)
+    return min(backoff_delay_ms(attempt, settings.base_delay_ms, cap, retry_after_ms), cap)
 
 
 def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:

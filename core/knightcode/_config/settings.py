@@ -25,6 +25,7 @@ DoubleEscapeAction = Literal["tree", "fork", "none"]
 TreeFilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 DeliveryMode = Literal["all", "one-at-a-time"]
 Transport = Literal["sse", "websocket", "websocket-cached", "auto"]
+OutsideWorkspace = Literal["allow", "ask", "refuse"]
 
 
 def _one_of(literal: object) -> Callable[[object], str | None]:
@@ -107,6 +108,14 @@ class ImagesSection(Section):
     block_images = Field("blockImages", FLAG, False)
 
 
+class ToolsSection(Section):
+    """``tools``: limits on what the built-in tools may touch."""
+
+    outside_workspace = Field(
+        "outsideWorkspace", Checked[OutsideWorkspace](_one_of(OutsideWorkspace)), "allow"
+    )
+
+
 class MarkdownSection(Section):
     """``markdown``: rendering of assistant markdown."""
 
@@ -151,6 +160,7 @@ class SettingsModel(Section):
     transport = Field("transport", Checked[Transport](_one_of(Transport)), "auto")
     http_idle_timeout_ms = Field("httpIdleTimeoutMs", COUNT, 300000)
     tool_timeout_ms = Field("toolTimeoutMs", COUNT, 180000)
+    tools = nested("tools", ToolsSection)
 
     terminal = nested("terminal", TerminalSection)
     images = nested("images", ImagesSection)

@@ -186,7 +186,8 @@ def backoff_delay_ms(
     ``max_delay_ms``, or the provider's ``Retry-After`` when that is longer.
 
     A ``Retry-After`` beyond ``max_delay_ms`` is returned as is (retrying earlier would only earn
-    another 429); a caller that will not wait that long should give up instead.
+    another 429); the agent caps it at ``retry.maxAgentDelayMs``
+    (:func:`knightcode._agent.retry.retry_delay_ms`).
     """
     exponential = min(base_delay_ms * 2 ** max(0, attempt - 1), max_delay_ms)
     if retry_after_ms is not None and retry_after_ms > exponential:

@@ -119,13 +119,26 @@ class AuthStorage:
         entry = self._read().get(provider)
         if entry is None:
             return None
+        return self._key_of(provider, entry)
+
+    def check(self) -> None:
+        """Read the file and check every entry, so that a broken auth.json stops a run at
+        start-up (exit status 2) instead of failing its first request.
+
+        :raises ConfigError: the file is unreadable, or an entry is malformed
+        """
+        for provider, entry in self._read().items():
+            self._key_of(provider, entry)
+
+    def _key_of(self, provider: str, entry: object) -> str | None:
+        """The API key in ``entry`` (None for other credential kinds); a malformed one raises."""
         if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
             raise ConfigError(
                 f"auth.json error in {self.path}: {provider}: "
                 'expected {"type": "api_key", "key": "..."}'
             )
         if entry["type"] != "api_key":
-            return None  # other credential kinds (OAuth) are not ours to read
+            return None  # other credential kinds (OAuth, a plugin's own) are not ours to read
         key = entry.get("key")
         if not isinstance(key, str) or not key:
             raise ConfigError(

@@ -63,6 +63,8 @@ class ModelRegistry(DynamicModels):
     :param http_idle_timeout_ms: settings ``httpIdleTimeoutMs``: the longest silence from a
         provider before a request fails
     :param proxy: an HTTP proxy URL for provider requests (settings ``httpProxy``)
+    :param max_retry_delay_ms: settings ``retry.provider.maxRetryDelayMs``: the longest
+        ``Retry-After`` a request reports as a wait (0: no limit)
     :raises ConfigError: models.json is invalid (the message names the file and the field)
     """
 
@@ -74,10 +76,12 @@ class ModelRegistry(DynamicModels):
         environ: Mapping[str, str] | None = None,
         http_idle_timeout_ms: int = 300000,
         proxy: str | None = None,
+        max_retry_delay_ms: int = 60000,
     ) -> None:
         self.agent_dir = agent_dir
         self.environ = environ
         self.http_idle_timeout_ms = http_idle_timeout_ms
+        self.max_retry_delay_ms = max_retry_delay_ms
         self.proxy = proxy
         self.auth: AuthStorage | None = (
             AuthStorage(agent_dir / AUTH_FILENAME) if agent_dir else None
@@ -378,8 +382,15 @@ class ModelRegistry(DynamicModels):
         idle_timeout_ms = options.idle_timeout_ms
         if idle_timeout_ms is None:
             idle_timeout_ms = self.http_idle_timeout_ms
+        max_retry_delay_ms = options.max_retry_delay_ms
+        if max_retry_delay_ms is None:
+            max_retry_delay_ms = self.max_retry_delay_ms
         return dataclasses.replace(
-            options, api_key=key, headers=headers, idle_timeout_ms=idle_timeout_ms
+            options,
+            api_key=key,
+            headers=headers,
+            idle_timeout_ms=idle_timeout_ms,
+            max_retry_delay_ms=max_retry_delay_ms,
         )
 
     async def aclose(self) -> None:

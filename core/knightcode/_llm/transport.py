@@ -30,8 +30,9 @@ __all__ = [
     "open_stream",
 ]
 
-# Enough of an error body to show the provider's message; some proxies answer with whole HTML pages.
 DEFAULT_IDLE_TIMEOUT_MS = 300000
+DEFAULT_MAX_RETRY_DELAY_MS = 60000  # settings retry.provider.maxRetryDelayMs
+# Enough of an error body to show the provider's message; some proxies answer with whole HTML pages.
 _ERROR_BODY_LIMIT = 64 * 1024
 _ERROR_TEXT_LIMIT = 2000
 
@@ -230,7 +231,7 @@ async def open_stream(
             if inspect.isawaitable(result):
                 await signal.guard(result)
         if response.status_code >= 400:
-            raise await _http_error(response, signal)
+            raise await _http_error(response, options)
     except BaseException:
         await response.aclose()
         raise
@@ -253,7 +254,7 @@ async def iter_body(response: httpx.Response, signal: AbortSignal) -> AsyncGener
         await response.aclose()
 
 
-async def _http_error(response: httpx.Response, signal: AbortSignal) -> StreamFailed:
+async def _http_error(response: httpx.Response, options: StreamOptions) -> StreamFailed:
     body = b""
     try:
         async for chunk in response.aiter_bytes():
@@ -272,7 +273,20 @@ async def _http_error(response: httpx.Response, signal: AbortSignal) -> StreamFa
     seconds = retry_after_seconds(dict(response.headers))
     if seconds is None and status == 429:
         seconds = retry_after_seconds(detail)
-    return StreamFailed(message, None if seconds is None else int(seconds * 1000))
+    if seconds is None:
+        return StreamFailed(message)
+    limit = options.max_retry_delay_ms
+    if limit is None:
+        limit = DEFAULT_MAX_RETRY_DELAY_MS
+    if limit and seconds * 1000 > limit:
+        # As the reference documents: a delay beyond the limit is not waited for; the request
+        # fails at once and says what the server asked, and the agent's own (capped) backoff
+        # decides whether to try again, visibly.
+        return StreamFailed(
+            f"{message} (the server asked for a {seconds:g} s retry delay, more than "
+            f"retry.provider.maxRetryDelayMs {limit} ms)"
+        )
+    return StreamFailed(message, int(seconds * 1000))
 
 
 def _reason(status: int, phrase: str) -> str:

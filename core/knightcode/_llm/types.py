@@ -137,6 +137,9 @@ class StreamOptions:
     :param idle_timeout_ms: longest wait for the next bytes (settings ``httpIdleTimeoutMs``;
         None: the registry's setting, 300000 without one; 0: no limit)
     :param connect_timeout_ms: longest wait for the connection
+    :param max_retry_delay_ms: longest ``Retry-After`` passed on as a wait hint (settings
+        ``retry.provider.maxRetryDelayMs``; None: the registry's setting, 60000 without one; 0:
+        no limit). A longer one is not waited for: the error message says what the server asked
     :param headers: extra headers, applied over the model's
     :param on_payload: ``before_provider_request`` hook
     :param on_response: ``after_provider_response`` hook
@@ -152,6 +155,7 @@ class StreamOptions:
     signal: AbortSignal | None = None
     idle_timeout_ms: int | None = None
     connect_timeout_ms: int = 30000
+    max_retry_delay_ms: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     on_payload: OnPayload | None = None
     on_response: OnResponse | None = None

@@ -191,9 +191,12 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
         providers=[item.definition for item in host.registrations.providers],
         http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
         proxy=model_settings.http_proxy,
+        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
+    if registry.auth is not None:
+        registry.auth.check()  # a broken auth.json is a configuration error (exit 2), up front
     host.context.bind_models(registry)
     session = open_session(request, cwd, agent_dir, settings)
     # The context is built once here: on a long session it is the costliest step of start-up.

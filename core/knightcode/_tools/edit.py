@@ -29,6 +29,7 @@ from knightcode._tools.results import (
     raise_if_aborted,
     text_result,
 )
+from knightcode._tools.workspace import guard_outside_workspace
 
 __all__ = ["create_edit_tool", "prepare_edit_arguments"]
 
@@ -129,6 +130,7 @@ async def execute_edit(
     edits = _edits_of(args)
     backend = ctx.backend
     absolute = resolve_to_cwd(path, ctx.cwd, backend.home())
+    await guard_outside_workspace(ctx, path, absolute, "edit")
     async with file_mutation_lock(absolute):
         raise_if_aborted(ctx)
         if await backend.stat(absolute) is None:

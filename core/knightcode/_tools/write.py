@@ -15,6 +15,7 @@ from knightcode._tools.results import (
     raise_if_aborted,
     text_result,
 )
+from knightcode._tools.workspace import guard_outside_workspace
 
 __all__ = ["create_write_tool", "utf16_length"]
 
@@ -45,6 +46,7 @@ async def execute_write(
     path = str(args["path"])
     content = str(args["content"])
     absolute = resolve_to_cwd(path, ctx.cwd, ctx.backend.home())
+    await guard_outside_workspace(ctx, path, absolute, "write")
     async with file_mutation_lock(absolute):
         raise_if_aborted(ctx)
         try:
