@@ -83,14 +83,32 @@ def test_a_file_nested_5000_deep_is_one_line_and_exit_2(
     one_error_line(run_prompt(), 2, str(path), f"nested deeper than {MAX_CONFIG_DEPTH} levels")
 
 
-def test_an_untrusted_projects_deep_settings_are_one_line_and_exit_2(
+def test_an_untrusted_projects_deep_settings_are_ignored_without_a_traceback(
     project_dir: Path, models: None
 ) -> None:
-    # sessionDir is read from the project file even when the project is not trusted.
+    # An untrusted project's settings are not read at all (sessionDir included): the run goes
+    # on to the model (which is not there) with the usual notice.
     path = project_dir / ".knightcode" / "settings.json"
     path.parent.mkdir()
     path.write_text(DEEP)
-    one_error_line(run_prompt(), 2, str(path), "nested deeper than")
+    result = run_prompt()
+    assert "Traceback" not in result.stderr
+    assert "are not trusted and were ignored" in result.stderr
+    assert "Connection error" in result.stderr
+
+
+def test_a_trusted_projects_deep_settings_are_one_line_and_exit_2(
+    project_dir: Path, models: None
+) -> None:
+    path = project_dir / ".knightcode" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(DEEP)
+    one_error_line(
+        knightcode("--approve", "--model", "local/m", "-p", "hi"),
+        2,
+        str(path),
+        "nested deeper than",
+    )
 
 
 def test_a_settings_file_over_the_size_limit_is_refused(agent_dir: Path, models: None) -> None:

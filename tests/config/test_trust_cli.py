@@ -260,3 +260,22 @@ def test_a_relative_agent_dir_is_a_configuration_error(scripted: Scripted, tmp_p
     )
     assert not canary.exists()
     assert scripted.server.requests == []
+
+
+# --- special files ---------------------------------------------------------------------------
+
+
+def test_special_files_in_the_fingerprint_are_not_read(scripted: Scripted) -> None:
+    """A FIFO with no writer in ``.knightcode/`` and ``/dev/zero`` named as an extension would
+    block or never end if hashed: they are recorded by kind, trust works, and a FIFO planted
+    afterwards withdraws it."""
+    project = scripted.project
+    config = project / ".knightcode"
+    put(config / "settings.json", json.dumps({"extensions": ["/dev/zero"]}))
+    os.mkfifo(config / "SYSTEM.md")
+    trust(project)  # returns: neither special file is read
+    (config / "prompts").mkdir()
+    os.mkfifo(config / "prompts" / "p.md")
+    result = ask(scripted, "hi")
+    assert "Traceback" not in result.stderr
+    assert "prompts/p.md (added)" in result.stderr

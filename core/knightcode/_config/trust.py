@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,17 +40,29 @@ TrustState = Literal["none", "trusted", "untrusted", "changed"]
 def _digest(path: Path) -> str | None:
     """sha256 of a file's contents, or None when there is no readable file at ``path``.
 
-    A symlinked file is hashed by its target's contents: that is what gets loaded.
+    A symlinked file is hashed by its target's contents: that is what gets loaded. Anything but
+    a regular file (a FIFO, a device such as ``/dev/zero``) is not read — reading it could block
+    or never end — and is recorded by its kind instead, so planting one still withdraws trust.
     """
-    hasher = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
+        # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        # Missing or unreadable: left out rather than guessed at. If it becomes a readable
+        # file later it shows up as "added", which withdraws trust.
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return None
+        if not stat.S_ISREG(mode):
+            return f"not a regular file (mode {stat.S_IFMT(mode):o})"
+        hasher = hashlib.sha256()
+        try:
             for block in iter(lambda: handle.read(1 << 16), b""):
                 hasher.update(block)
-    except OSError:
-        # Missing, a directory, unreadable: left out rather than guessed at. If it becomes a
-        # readable file later it shows up as "added", which withdraws trust.
-        return None
+        except OSError:
+            return None
     return hasher.hexdigest()
 
 
