@@ -438,3 +438,25 @@ def test_enospc_while_appending_keeps_the_answer(scripted: Scripted) -> None:
     assert out == "kept in memory\n"
     line = _one_line(err, "error")
     assert f"cannot write the session to {file}" in line and "No space left on device" in line
+
+
+def test_session_stats_survive_damaged_messages_and_usage(scripted: Scripted) -> None:
+    """``get_session_stats`` counts what it can: a damaged message is left out (as from the
+    context), an odd usage count is 0."""
+    file = scripted.project / "s.jsonl"
+    records = _conversation()
+    records[2]["message"]["usage"] = {"input": "many", "output": None, "cost": {"total": "x"}}
+    records[5]["message"]["content"] = 5  # b2: damaged, left out
+    _write(file, records)
+
+    result = scripted.run(
+        "--mode", "rpc", "--session", str(file), stdin='{"type":"get_session_stats"}\n'
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    (response,) = [r for r in _records(result.stdout) if r.get("command") == "get_session_stats"]
+    assert response["success"] is True, response
+    stats = response["data"]
+    assert (stats["userMessages"], stats["assistantMessages"], stats["totalMessages"]) == (3, 1, 4)
+    assert stats["tokens"]["input"] == 0 and stats["cost"] == 0

@@ -40,22 +40,23 @@ def last_assistant_text(agent: AgentSession) -> str | None:
 
 def session_stats(agent: AgentSession) -> SessionStats:
     """Message counts, token totals and cost of the conversation, and how full the context is."""
-    from knightcode._session.tokens import estimate_context_tokens
+    from knightcode._session.tokens import count_value, estimate_context_tokens
+    from knightcode._session.validation import message_problem
 
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
     tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     tool_calls, cost, total_messages = 0, 0.0, 0
 
     def add_usage(usage: Usage | None) -> None:
+        # Counts are read leniently: a damaged file's odd count is 0, not a failed command.
         nonlocal cost
         if not isinstance(usage, dict):
             return
-        tokens["input"] += usage["input"]
-        tokens["output"] += usage["output"]
-        tokens["cacheRead"] += usage["cacheRead"]
-        tokens["cacheWrite"] += usage["cacheWrite"]
-        if "cost" in usage:
-            cost += usage["cost"]["total"]
+        for key in tokens:
+            tokens[key] += int(count_value(usage.get(key)))
+        spent = usage.get("cost")
+        if isinstance(spent, dict):
+            cost += count_value(spent.get("total"), exact=True)
 
     # Totals cover the whole session file: messages a compaction summarised away still cost
     # tokens, and so did the summaries themselves (usage on compaction/branch_summary entries).
@@ -66,6 +67,8 @@ def session_stats(agent: AgentSession) -> SessionStats:
         if entry["type"] != "message":
             continue
         message = entry["message"]
+        if message_problem(message) is not None:
+            continue  # left out of the context too (a warning named it when the file loaded)
         total_messages += 1
         role = message["role"]
         if role in counts:

@@ -128,8 +128,18 @@ def calculate_context_tokens(usage: Usage) -> int:
     )
 
 
+def count_value(value: object, *, exact: bool = False) -> float:
+    """A count read from a file that may be damaged: a number (not NaN, not a bool) or 0.
+
+    :param exact: keep a fraction (costs); otherwise the count is an integer
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return 0
+    return value if exact else int(value)
+
+
 def _count(value: object) -> int:
-    return int(value) if isinstance(value, (int, float)) and value == value else 0
+    return int(count_value(value))
 
 
 def get_assistant_usage(message: Mapping[str, object]) -> Usage | None:
