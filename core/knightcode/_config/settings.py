@@ -151,6 +151,7 @@ class SettingsModel(Section):
     transport = Field("transport", Checked[Transport](_one_of(Transport)), "auto")
     http_idle_timeout_ms = Field("httpIdleTimeoutMs", COUNT, 300000)
     tool_timeout_ms = Field("toolTimeoutMs", COUNT, 180000)
+    hook_timeout_ms = Field("hookTimeoutMs", COUNT, 60000)
 
     terminal = nested("terminal", TerminalSection)
     images = nested("images", ImagesSection)

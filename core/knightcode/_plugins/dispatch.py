@@ -6,9 +6,15 @@ hook's parser (:mod:`knightcode._plugins.results`): a wrong shape is reported as
 error naming the plugin and the hook, and counts as no answer. A handler that raises is reported
 and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception (or the wrong
 shape, reported too) propagates, because a failing guard must block the tool, not wave it
-through. A handler that raises
-:class:`~knightcode._abort.Aborted` (it waited in the run's abort signal) is not reported: the
-abort is the run's outcome, which the caller records from the signal.
+through.
+
+Every call of a plugin's handler is bounded (:mod:`knightcode._plugins.watchdog`): one that does
+not answer within the hook deadline (``hookTimeoutMs``) is reported and skipped — under
+``FIRST_BLOCK`` it blocks — and one still running when the run is aborted is stopped. A handler
+that raises :class:`~knightcode._abort.Aborted` (it waited in the run's abort signal, or was
+stopped by the abort) is not reported: the abort is the run's outcome, which the caller records
+from the signal. Built-in plugins (``builtin:*``) are trusted to honour ``ctx.signal`` and may
+take as long as their work takes (compaction summarises inside ``session_check_compaction``).
 """
 
 from __future__ import annotations
@@ -16,14 +22,25 @@ from __future__ import annotations
 import inspect
 import sys
 import time
+from math import inf
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from knightcode._abort import Aborted
 from knightcode._plugins.parsing import WrongResult, parse_agent_start, parse_input, parse_patch
+from knightcode._plugins.watchdog import (
+    INLINE,
+    Abandoned,
+    HookTimeout,
+    Running,
+    leave,
+    outcome,
+    wait_for,
+)
 
 if TYPE_CHECKING:
+    from knightcode._abort import AbortSignal
     from knightcode._plugins.results import PluginMessage, ToolResultPatch
 
 _R = TypeVar("_R")
@@ -42,6 +59,8 @@ class Handler:
     plugin_name: str
     function: Callable[..., object]
     argnames: tuple[str, ...]
+    bounded: bool = True
+    """Whether the hook deadline and the run's abort apply (not to built-in plugins)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,10 @@ class Call:
     kwargs: dict[str, object]
     report: Reporter
     trace: bool = False
+    limit: float | None = None
+    """The hook deadline in seconds (None: none)."""
+    signal: AbortSignal | None = None
+    """The run's abort signal: aborting it stops handlers still running."""
 
 
 class ResultError(Exception):
@@ -68,9 +91,13 @@ class ResultError(Exception):
 
 async def _invoke(call: Call, handler: Handler) -> object:
     started = time.perf_counter() if call.trace else 0.0
-    result = handler.function(*[call.kwargs[name] for name in handler.argnames])
-    if inspect.isawaitable(result):
-        result = await result
+    args = [call.kwargs[name] for name in handler.argnames]
+    if handler.bounded:
+        result = await _bounded(call, handler, args)
+    else:
+        result = handler.function(*args)
+        if inspect.isawaitable(result):
+            result = await result
     if call.trace:
         elapsed = (time.perf_counter() - started) * 1000
         shown = repr(result)
@@ -80,6 +107,34 @@ async def _invoke(call: Call, handler: Handler) -> object:
             file=sys.stderr,
         )
     return result
+
+
+async def _bounded(call: Call, handler: Handler, args: list[object]) -> object:
+    """Call a plugin's handler on the inline stack; one that waits continues in
+    :func:`~knightcode._plugins.watchdog.wait_for`, bounded by the deadline and the abort.
+
+    :raises HookTimeout: it did not answer in time
+    :raises Aborted: it was stopped by the run's abort or a stop signal
+    """
+    limit = call.limit
+    record = Running(time.monotonic() + limit if limit else inf)
+    INLINE.append(record)
+    try:
+        result = handler.function(*args)
+        if not inspect.isawaitable(result):
+            return result
+        steps = result.__await__()
+        try:
+            first = steps.send(None)
+        except StopIteration as done:
+            return done.value  # answered without waiting: the common case
+    except Abandoned as stopped:
+        if stopped.record is not record:
+            raise  # meant for an outer handler (this one runs inside it)
+        raise outcome(stopped.reason, limit) from None
+    finally:
+        leave(record)
+    return await wait_for(record, steps, first, call.signal, limit)
 
 
 def _parsed(value: object, parse: Parser[_R]) -> _R | None:
@@ -134,18 +189,19 @@ async def cancel_or_last(call: Call, parse: Parser[_R]) -> _R | None:
 
 
 async def first_block(call: Call, parse: Parser[_R]) -> _R | None:
-    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape) propagates.
+    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape, or no answer in time)
+    propagates.
 
     A raise is the plugin's way to block (the reference's semantics: its message is the error
-    the model sees), so it is not a failure to report. A wrong shape is a bug in the plugin: it
-    blocks too, never waving the call through, and is reported like under every other rule, so
-    the author learns which plugin and hook returned it.
+    the model sees), so it is not a failure to report. A wrong shape or a missed deadline is a
+    bug in the plugin: it blocks too, never waving the call through, and is reported like under
+    every other rule, so the author learns which plugin and hook it was.
     """
     for handler in call.handlers:
-        value = await _invoke(call, handler)
         try:
+            value = await _invoke(call, handler)
             result = _parsed(value, parse)
-        except ResultError as error:
+        except (ResultError, HookTimeout) as error:
             call.report(handler.plugin_name, call.hook, error)
             raise
         if result is not None:

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from knightcode._plugins.definitions import Definition
     from knightcode._plugins.planning import HostOptions
 
+DEFAULT_HOOK_TIMEOUT = 60.0
+"""``hookTimeoutMs``'s default, in seconds."""
+
 REGISTRATION_HOOKS = (
     "register_tools",
     "register_commands",
@@ -99,6 +102,8 @@ class PluginHost:
             name: rule_of(getattr(hookspecs, name)) for name in self._spec_names
         }
         self.trace = trace
+        self.hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
+        """Seconds a plugin's handler may take (None: no limit); ``hookTimeoutMs``."""
         self.records: list[PluginRecord] = []
         self.warnings: list[str] = []
         self.context: HookContext | None = None
@@ -339,8 +344,15 @@ class PluginHost:
                 order.get(impl.plugin_name or "", 1 << 30),
             ),
         )
+        builtin = {record.name for record in self.records if record.kind is PluginKind.BUILTIN}
         handlers = tuple(
-            Handler(impl.plugin_name or "?", impl.function, tuple(impl.argnames)) for impl in ranked
+            Handler(
+                impl.plugin_name or "?",
+                impl.function,
+                tuple(impl.argnames),
+                bounded=impl.plugin_name not in builtin,
+            )
+            for impl in ranked
         )
         self._handlers[hook] = handlers
         return handlers
