@@ -22,9 +22,9 @@ from __future__ import annotations
 import inspect
 import sys
 import time
-from math import inf
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import inf
 from typing import TYPE_CHECKING, TypeVar
 
 from knightcode._abort import Aborted

@@ -68,7 +68,7 @@ handler may fire hooks itself, e.g. ``builtin:compaction`` fires ``session_befor
 _WAITING: set[Running] = set()
 
 
-class Abandoned(BaseException):  # noqa: N818 - it is not an error of the code it interrupts
+class Abandoned(BaseException):
     """Raised inside a handler's code to stop it; the dispatcher turns it into an outcome."""
 
     def __init__(self, record: Running, reason: str) -> None:
@@ -77,7 +77,7 @@ class Abandoned(BaseException):  # noqa: N818 - it is not an error of the code i
         self.reason = reason
 
 
-class HookTimeout(Exception):  # noqa: N818 - reads as the extension error it becomes
+class HookTimeout(Exception):
     """A handler did not answer within the hook deadline (``hookTimeoutMs``)."""
 
     def __init__(self, seconds: float) -> None:
@@ -181,7 +181,9 @@ class _Steps:
 
     __slots__ = ("first", "record", "steps")
 
-    def __init__(self, record: Running, steps: Generator[object, None, object], first: object):
+    def __init__(
+        self, record: Running, steps: Generator[object, None, object], first: object
+    ) -> None:
         self.record = record
         self.steps = steps
         self.first = first
