@@ -23,24 +23,26 @@ import inspect
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import inf
+from time import monotonic
+from types import CoroutineType
 from typing import TYPE_CHECKING, TypeVar
 
-from knightcode._abort import Aborted
+from knightcode._abort import Aborted, AbortSignal
 from knightcode._plugins.parsing import WrongResult, parse_agent_start, parse_input, parse_patch
 from knightcode._plugins.watchdog import (
     INLINE,
     Abandoned,
     HookTimeout,
     Running,
+    Steps,
     leave,
     outcome,
     wait_for,
 )
 
 if TYPE_CHECKING:
-    from knightcode._abort import AbortSignal
     from knightcode._plugins.results import PluginMessage, ToolResultPatch
 
 _R = TypeVar("_R")
@@ -76,8 +78,6 @@ class Call:
     trace: bool = False
     limit: float | None = None
     """The hook deadline in seconds (None: none)."""
-    signal: AbortSignal | None = None
-    """The run's abort signal: aborting it stops handlers still running."""
 
 
 class ResultError(Exception):
@@ -90,51 +90,58 @@ class ResultError(Exception):
 
 
 async def _invoke(call: Call, handler: Handler) -> object:
-    started = time.perf_counter() if call.trace else 0.0
-    args = [call.kwargs[name] for name in handler.argnames]
-    if handler.bounded:
-        result = await _bounded(call, handler, args)
-    else:
-        result = handler.function(*args)
-        if inspect.isawaitable(result):
-            result = await result
     if call.trace:
-        elapsed = (time.perf_counter() - started) * 1000
-        shown = repr(result)
-        shown = shown if len(shown) <= 120 else shown[:117] + "..."
-        print(
-            f"knightcode trace: {call.hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
-            file=sys.stderr,
-        )
-    return result
-
-
-async def _bounded(call: Call, handler: Handler, args: list[object]) -> object:
-    """Call a plugin's handler on the inline stack; one that waits continues in
-    :func:`~knightcode._plugins.watchdog.wait_for`, bounded by the deadline and the abort.
-
-    :raises HookTimeout: it did not answer in time
-    :raises Aborted: it was stopped by the run's abort or a stop signal
-    """
+        return await _traced(call, handler)
+    args = [call.kwargs[name] for name in handler.argnames]
+    if not handler.bounded:
+        result = handler.function(*args)
+        return await result if inspect.isawaitable(result) else result
+    # The deadline and the abort cover the plugin's code while it runs (the inline stack) and,
+    # only if it waits, the wait (wait_for). Most handlers answer at once: message_update fires
+    # for every streamed delta, so this path is kept to a few operations.
     limit = call.limit
-    record = Running(time.monotonic() + limit if limit else inf)
+    record = Running(monotonic() + limit if limit else inf)
     INLINE.append(record)
     try:
         result = handler.function(*args)
-        if not inspect.isawaitable(result):
+        if result is None:
+            return None
+        if type(result) is CoroutineType:
+            steps: Steps = result
+        elif inspect.isawaitable(result):
+            steps = result.__await__()
+        else:
             return result
-        steps = result.__await__()
         try:
             first = steps.send(None)
         except StopIteration as done:
-            return done.value  # answered without waiting: the common case
+            return done.value  # answered without waiting
     except Abandoned as stopped:
         if stopped.record is not record:
             raise  # meant for an outer handler (this one runs inside it)
         raise outcome(stopped.reason, limit) from None
     finally:
-        leave(record)
-    return await wait_for(record, steps, first, call.signal, limit)
+        if INLINE[-1] is record:
+            INLINE.pop()
+        else:
+            leave(record)
+    signal = getattr(call.kwargs.get("ctx"), "signal", None)  # the run's, when there is one
+    abort = signal if isinstance(signal, AbortSignal) else None
+    return await wait_for(record, steps, first, abort, limit)
+
+
+async def _traced(call: Call, handler: Handler) -> object:
+    """:func:`_invoke` with a trace line on stderr (``KNIGHTCODE_TRACE_PLUGINS``)."""
+    started = time.perf_counter()
+    result = await _invoke(replace(call, trace=False), handler)
+    elapsed = (time.perf_counter() - started) * 1000
+    shown = repr(result)
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    print(
+        f"knightcode trace: {call.hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
+        file=sys.stderr,
+    )
+    return result
 
 
 def _parsed(value: object, parse: Parser[_R]) -> _R | None:

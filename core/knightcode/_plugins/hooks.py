@@ -105,7 +105,6 @@ class Hooks:
             self._host.report_handler_error,
             self._host.trace,
             self._host.hook_timeout,
-            context.signal,
         )
 
     # --- start-up and resources -----------------------------------------------------------

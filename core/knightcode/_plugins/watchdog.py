@@ -31,7 +31,7 @@ import contextlib
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Coroutine, Generator, Iterator
 from math import inf
 from typing import TYPE_CHECKING, Final
 
@@ -47,6 +47,7 @@ __all__ = [
     "Abandoned",
     "HookTimeout",
     "Running",
+    "Steps",
     "Watchdog",
     "abandon_inline",
     "abandon_waiting",
@@ -66,6 +67,9 @@ INLINE: list[Running] = []
 handler may fire hooks itself, e.g. ``builtin:compaction`` fires ``session_before_compact``)."""
 
 _WAITING: set[Running] = set()
+
+Steps = Generator[object, None, object] | Coroutine[object, None, object]
+"""A handler's awaitable, driven one step at a time (a coroutine, or an ``__await__`` iterator)."""
 
 
 class Abandoned(BaseException):
@@ -181,9 +185,7 @@ class _Steps:
 
     __slots__ = ("first", "record", "steps")
 
-    def __init__(
-        self, record: Running, steps: Generator[object, None, object], first: object
-    ) -> None:
+    def __init__(self, record: Running, steps: Steps, first: object) -> None:
         self.record = record
         self.steps = steps
         self.first = first
@@ -216,7 +218,7 @@ class _Steps:
 
 async def wait_for(
     record: Running,
-    steps: Generator[object, None, object],
+    steps: Steps,
     first: object,
     abort: AbortSignal | None,
     seconds: float | None,
