@@ -352,6 +352,7 @@ def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
     whatever state the configuration is in.
     """
     from knightcode._config.paths import agent_dir
+    from knightcode._plugins.loader import noting_interrupts
     from knightcode._plugins.planning import HostOptions, create_plugin_host, make_plan
 
     scan = prescan(args)
@@ -372,7 +373,8 @@ def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
         return None, None
     if plan.errors and not wants_help:
         raise plan.errors[0]
-    return plan, create_plugin_host(options, plan)
+    with noting_interrupts():
+        return plan, create_plugin_host(options, plan)
 
 
 def warn(message: str) -> None:

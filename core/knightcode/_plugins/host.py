@@ -34,10 +34,12 @@ from knightcode._plugins.discovery import Candidate
 from knightcode._plugins.dispatch import Handler
 from knightcode._plugins.hooks import Hooks
 from knightcode._plugins.loader import (
+    LoadInterrupted,
     describe_exception,
     forget_extension_modules,
     load_candidate,
     source_stamp,
+    user_interrupted,
 )
 from knightcode._plugins.records import PluginKind, PluginRecord, PluginStatus
 from knightcode._plugins.registry import Registrations, build_definition
@@ -186,8 +188,8 @@ class PluginHost:
         try:
             plugin = load_candidate(candidate)
         except BaseException as error:
-            if isinstance(error, KeyboardInterrupt):
-                raise
+            if isinstance(error, KeyboardInterrupt) and user_interrupted():
+                raise LoadInterrupted(record.name) from None  # Ctrl-C, not the plugin's raise
             return self._fail(record, describe_exception(error, candidate.path))
         self._register(record, plugin)
         return record
