@@ -8,10 +8,10 @@ plugin loads (:func:`noting_interrupts` tells) it stops knightcode with
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.util
-import contextlib
 import os
 import signal
 import sys

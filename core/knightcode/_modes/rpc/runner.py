@@ -71,8 +71,12 @@ async def run_rpc_session(request: RunRequest, host: PluginHost, plan: LoadPlan)
     agent.subscribe(server.write_event)
     agent.subscribe(server.ctx.on_event)
 
+    def stop() -> None:
+        agent.abort()  # at once: nothing of the run starts after the handler a signal stopped
+        server.stop_requested.set()
+
     # A second signal means the clean shutdown is stuck: sync the session and leave at once.
-    signals = StopSignals(STOP_SIGNALS, server.stop_requested.set, agent.session.sync)
+    signals = StopSignals(STOP_SIGNALS, stop, agent.session.sync)
     with watching() as watchdog, signals:
         try:
             fd = sys.stdin.fileno() if sys.stdin is not None else -1
