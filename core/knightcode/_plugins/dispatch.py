@@ -160,8 +160,14 @@ async def _isolated(call: Call, handler: Handler, parse: Parser[_R]) -> _R | Non
     except Aborted:
         return None  # stopped by the run's abort: an outcome, not a plugin failure
     except Exception as error:
-        call.report(handler.plugin_name, call.hook, error)
+        _report(call, handler, error)
         return None
+
+
+def _report(call: Call, handler: Handler, error: Exception) -> None:
+    if isinstance(error, HookTimeout):
+        error.__traceback__ = None  # where knightcode gave up is no place in the plugin
+    call.report(handler.plugin_name, call.hook, error)
 
 
 def _ignore(value: object) -> None:
@@ -209,7 +215,7 @@ async def first_block(call: Call, parse: Parser[_R]) -> _R | None:
             value = await _invoke(call, handler)
             result = _parsed(value, parse)
         except (ResultError, HookTimeout) as error:
-            call.report(handler.plugin_name, call.hook, error)
+            _report(call, handler, error)
             raise
         if result is not None:
             return result

@@ -145,11 +145,14 @@ class Running:
             waiter.task.cancel()
 
     def _aborted(self) -> None:
-        # The run was aborted. A handler waiting in a scope of that signal itself is being
-        # cancelled by it already (it is told "Aborted" and may answer): cancelling it a second
-        # time would turn its Aborted into CancelledError. So look again on the next iteration.
+        # The run was aborted. A handler waiting in a scope of that signal itself is cancelled
+        # by the scope (it is told "Aborted" and may still answer); cancelling it a second time
+        # would turn its Aborted into CancelledError. A scope entered before this callback was
+        # registered has run already: the task is being cancelled. One entered later runs
+        # right after it, within this abort(): look again on the next iteration, which comes
+        # before the task wakes up.
         waiter = self.waiter
-        if waiter is not None:
+        if waiter is not None and not waiter.task.cancelling():
             waiter.loop.call_soon(self._abort_unless_stopping)
 
     def _abort_unless_stopping(self) -> None:
