@@ -21,6 +21,7 @@ import pytest
 
 from knightcode._session.manager import SessionManager
 from knightcode.testing import text_reply, tool_call, tool_call_reply
+from tests.noisy_plugin import NOISE, NOISY
 
 from .conftest import MODEL, PROVIDER, Scripted
 
@@ -248,22 +249,6 @@ def test_an_invalid_hook_timeout_is_a_settings_error(scripted: Scripted) -> None
 
 
 # --- stdout belongs to knightcode -------------------------------------------------------------
-
-NOISY = """
-import os, subprocess, sys
-
-print("import-print")
-os.write(1, b"import-fd1\\n")
-
-@hookimpl
-def agent_start(ctx):
-    print("hook-print")
-    sys.stdout.flush()
-    os.write(1, b"hook-fd1\\n")
-    subprocess.run(["echo", "child-stdout"], check=True)
-"""
-
-NOISE = ["import-print", "import-fd1", "hook-print", "hook-fd1", "child-stdout"]
 
 
 def test_plugin_output_never_reaches_the_json_stream(scripted: Scripted, tmp_path: Path) -> None:

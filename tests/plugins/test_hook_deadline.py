@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ import pytest
 from knightcode import Block, HookContext, hookimpl
 from knightcode._abort import Aborted, AbortSignal
 from knightcode._plugins import dispatch
+from knightcode._plugins.context import HeadlessUI
 from knightcode._plugins.dispatch import Call, Handler
 from knightcode._plugins.host import PluginFailure, PluginHost
 from knightcode._plugins.parsing import parse_block
@@ -67,35 +68,28 @@ async def test_a_guard_past_the_deadline_blocks_the_call(
     assert [(f.plugin, f.event) for f in failures] == [("guard", "tool_call")]
 
 
-async def test_a_handler_blocking_the_loop_is_interrupted_at_the_deadline(
-    host: PluginHost, failures: list[PluginFailure]
-) -> None:
-    def stuck(ctx: HookContext) -> None:
-        time.sleep(10)
+def stuck(ctx: HookContext) -> None:
+    time.sleep(10)
 
-    host.add_plugin(plugin(agent_start=stuck), "stuck")
+
+async def sneaky(ctx: HookContext) -> None:
+    await asyncio.sleep(0)
+    time.sleep(10)  # blocks the loop after its first wait
+
+
+@pytest.mark.parametrize("handler", [stuck, sneaky], ids=["plain", "async-after-a-wait"])
+async def test_a_handler_blocking_the_loop_is_interrupted_at_the_deadline(
+    host: PluginHost, failures: list[PluginFailure], handler: Callable[..., object]
+) -> None:
+    host.add_plugin(plugin(agent_start=handler), "blocking")
     started = time.monotonic()
     with watching():
         await host.hooks.agent_start()
     assert time.monotonic() - started < 1
     assert [(f.plugin, f.error) for f in failures] == [
-        ("stuck", "HookTimeout: did not answer within 0.1 s (hookTimeoutMs)")
+        ("blocking", "HookTimeout: did not answer within 0.1 s (hookTimeoutMs)")
     ]
-
-
-async def test_an_async_handler_blocking_after_its_first_wait_is_interrupted_too(
-    host: PluginHost, failures: list[PluginFailure]
-) -> None:
-    async def sneaky(ctx: HookContext) -> None:
-        await asyncio.sleep(0)
-        time.sleep(10)
-
-    host.add_plugin(plugin(agent_start=sneaky), "sneaky")
-    started = time.monotonic()
-    with watching():
-        await host.hooks.agent_start()
-    assert time.monotonic() - started < 1
-    assert [f.plugin for f in failures] == ["sneaky"]
+    assert INLINE == []
 
 
 async def test_built_in_plugins_have_no_deadline(
@@ -111,35 +105,12 @@ async def test_built_in_plugins_have_no_deadline(
     assert verdict == Block("took its time") and failures == []
 
 
-class SlowUI:
-    """Dialogs that take the user a while."""
+class SlowUI(HeadlessUI):
+    """A user who takes a while to confirm."""
 
     async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
         await asyncio.sleep(0.4)
         return True
-
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None
-    ) -> str | None:
-        return None
-
-    async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
-    ) -> str | None:
-        return None
-
-    async def editor(self, title: str, prefill: str = "") -> str | None:
-        return None
-
-    def notify(self, message: str, level: str = "info") -> None: ...
-
-    def set_status(self, key: str, text: str | None) -> None: ...
-
-    def set_widget(self, key: str, lines: Sequence[str] | None) -> None: ...
-
-    def set_title(self, title: str) -> None: ...
-
-    def set_editor_text(self, text: str) -> None: ...
 
 
 async def test_time_in_a_dialog_does_not_count(

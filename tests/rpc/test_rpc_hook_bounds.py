@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
+from tests.noisy_plugin import NOISE, NOISY
 
 from .conftest import Rpc, is_type
 
@@ -135,22 +136,6 @@ async def test_a_waiting_hook_past_the_deadline_is_an_extension_error(rpc: Rpc) 
     assert await client.get_last_assistant_text() == "ok"
 
 
-NOISY = """
-import os, subprocess, sys
-from knightcode import hookimpl
-
-print("import-print")
-os.write(1, b"import-fd1\\n")
-
-@hookimpl
-def agent_start(ctx):
-    print("hook-print")
-    sys.stdout.flush()
-    os.write(1, b"hook-fd1\\n")
-    subprocess.run(["echo", "child-stdout"], check=True)
-"""
-
-
 async def test_plugin_output_never_reaches_the_rpc_stream(rpc: Rpc) -> None:
     rpc.server.add(text_reply("ok"))
     client = await rpc.start("-e", str(rpc.plugin("noisy", NOISY)))
@@ -158,5 +143,5 @@ async def test_plugin_output_never_reaches_the_rpc_stream(rpc: Rpc) -> None:
     assert events[-1] == {"type": "agent_settled", "aborted": False}
     assert await client.close() == 0
     assert client.stray_lines == []
-    for text in ("import-print", "import-fd1", "hook-print", "hook-fd1", "child-stdout"):
+    for text in NOISE:
         assert text.encode() in client.stderr

@@ -196,27 +196,21 @@ class _Steps:
     def __await__(self) -> Generator[object, None, object]:
         record, steps, pending = self.record, self.steps, self.first
         while True:
+            thrown: BaseException | None = None
             try:
-                sent = yield pending
+                yield pending  # an asyncio task sends None back
             except GeneratorExit:
                 steps.close()
                 raise
-            except BaseException as thrown:  # the task is cancelled: pass it on to the handler
-                INLINE.append(record)
-                try:
-                    pending = steps.throw(thrown)
-                except StopIteration as done:
-                    return done.value
-                finally:
-                    leave(record)
-            else:
-                INLINE.append(record)
-                try:
-                    pending = steps.send(sent)
-                except StopIteration as done:
-                    return done.value
-                finally:
-                    leave(record)
+            except BaseException as error:  # the task is cancelled: pass it on to the handler
+                thrown = error
+            INLINE.append(record)
+            try:
+                pending = steps.send(None) if thrown is None else steps.throw(thrown)
+            except StopIteration as done:
+                return done.value
+            finally:
+                leave(record)
 
 
 async def wait_for(
