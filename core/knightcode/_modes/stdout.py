@@ -9,6 +9,7 @@ knightcode and points descriptor 1 (and with it ``sys.stdout``) at stderr.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import IO
@@ -17,9 +18,17 @@ __all__ = ["take_stdout"]
 
 
 def take_stdout() -> IO[bytes]:
-    """A private handle on the real stdout; fd 1 (and ``sys.stdout``) now lead to stderr."""
+    """A private handle on the real stdout; fd 1 (and ``sys.stdout``) now lead to stderr.
+
+    Without a stdout (file descriptor 1 closed) the handle leads nowhere, as stdout did.
+    """
     if sys.stdout is not None:
-        sys.stdout.flush()
-    records = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+    try:
+        records = os.fdopen(os.dup(1), "wb", buffering=0)
+    except OSError:
+        return open(os.devnull, "wb", buffering=0)  # lives as long as the run
+    with contextlib.suppress(OSError):
+        os.dup2(2, 1)
     return records

@@ -304,7 +304,7 @@ class Watchdog:
         if self._thread is not None or threading.current_thread() is not threading.main_thread():
             return
         self._previous = signal.signal(signal.SIGALRM, self._on_alarm)
-        self._stop.clear()
+        self._stop = threading.Event()  # a fresh one: a thread stopped earlier may still wake
         self._thread = threading.Thread(target=self._watch, name="knightcode-hooks", daemon=True)
         self._thread.start()
 
@@ -344,7 +344,7 @@ class Watchdog:
         # Every wake-up takes the GIL from the loop's thread; while a reply streams that costs
         # the loop a forced switch, so the thread wakes rarely: once a TICK, or when the handler
         # running inline is due.
-        stop, wait = self._stop, TICK
+        stop, wait = self._stop, TICK  # this thread's event, even after a restart
         while not stop.wait(wait):
             now, wait = time.monotonic(), TICK
             for record in list(INLINE):
