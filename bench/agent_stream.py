@@ -6,7 +6,10 @@
 
 Targets (issue 4): >= 50 000 delta records/s, RSS under 120 MB, first record under 400 ms.
 
-Run: ``python -m bench.agent_stream [--deltas N] [--runs N]``
+``--plugin sync`` (or ``async``) loads an extension with a ``message_update`` handler of that
+kind, so every streamed delta goes through the hook dispatcher (its deadline and abort scope).
+
+Run: ``python -m bench.agent_stream [--deltas N] [--runs N] [--plugin none|sync|async]``
 """
 
 from __future__ import annotations
@@ -43,6 +46,21 @@ def _setup(root: Path, base_url: str) -> tuple[dict[str, str], Path]:
         )
     )
     return clean_env(KNIGHTCODE_CODING_AGENT_DIR=str(agent), HOME=str(root)), project
+
+
+PLUGINS = {
+    "sync": "def message_update(message, ctx):\n    return None\n",
+    "async": "async def message_update(message, ctx):\n    return None\n",
+}
+
+
+def plugin_args(root: Path, kind: str) -> list[str]:
+    """``-e FILE`` for an extension with a per-delta ``message_update`` handler of ``kind``."""
+    if kind == "none":
+        return []
+    path = root / f"per_delta_{kind}.py"
+    path.write_text("from knightcode import hookimpl\n\n@hookimpl\n" + PLUGINS[kind])
+    return ["-e", str(path)]
 
 
 COMMAND = [
@@ -108,10 +126,12 @@ def main() -> None:
     )
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--plugin", choices=("none", "sync", "async"), default="none")
     args = parser.parse_args()
     ensure_bytecode()
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer(models=("scripted-model",)) as server:
         env, project = _setup(Path(tmp), server.base_url)
+        COMMAND.extend(plugin_args(Path(tmp), args.plugin))
         firsts, bases = [], []
         for _ in range(max(5, args.runs * 3)):
             bases.append(python_pass_ms())

@@ -151,7 +151,9 @@ async def stream_assistant(
         elif event["type"] == "error":
             final = event["error"]
             break
-        elif partial is not None:
+        elif partial is not None and not config.signal.aborted:
+            # After an abort the events already received are not passed on: the message ends
+            # aborted, and a plugin's handler stopped by the abort is not called for each.
             await emit(
                 {"type": "message_update", "message": partial, "assistantMessageEvent": event}
             )

@@ -54,4 +54,5 @@ def run(args: list[str]) -> int:
     except click.Abort:
         return 1
     except KeyboardInterrupt:
+        _print_error("interrupted")
         return 130

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -65,6 +65,8 @@ class RunRequest:
     extension_paths: list[Path] = field(default_factory=list)
     no_extensions: bool = False
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
+    output: IO[bytes] | None = None
+    """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
 
 
 def split_model(provider: str | None, model: str | None) -> tuple[str | None, str | None]:
@@ -350,6 +352,7 @@ def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
     whatever state the configuration is in.
     """
     from knightcode._config.paths import agent_dir
+    from knightcode._plugins.loader import noting_interrupts
     from knightcode._plugins.planning import HostOptions, create_plugin_host, make_plan
 
     scan = prescan(args)
@@ -370,7 +373,8 @@ def load_plugins(args: list[str]) -> tuple[LoadPlan | None, PluginHost | None]:
         return None, None
     if plan.errors and not wants_help:
         raise plan.errors[0]
-    return plan, create_plugin_host(options, plan)
+    with noting_interrupts():
+        return plan, create_plugin_host(options, plan)
 
 
 def warn(message: str) -> None:
@@ -381,7 +385,15 @@ def warn(message: str) -> None:
 def run_main(args: list[str]) -> int:
     """Parse ``args`` with the plugins loaded and start the requested mode; returns the exit
     status.
+
+    In ``-p``, ``--mode json`` and ``--mode rpc`` stdout is taken over before any plugin is
+    imported: knightcode keeps the real one, and what plugins print goes to stderr.
     """
+    output = None
+    if prescan(args).owns_stdout:
+        from knightcode._modes.stdout import take_stdout
+
+        output = take_stdout()
     plan, host = load_plugins(args)
     command = build_command(host)
     if host is not None:
@@ -393,6 +405,7 @@ def run_main(args: list[str]) -> int:
         return 0  # --help or --version already answered
     assert plan is not None and host is not None
     host.flag_values.update(request.plugin_flags)
+    request.output = output
     return start(request, host, plan)
 
 

@@ -161,6 +161,7 @@ class SettingsModel(Section):
     http_idle_timeout_ms = Field("httpIdleTimeoutMs", COUNT, 300000)
     tool_timeout_ms = Field("toolTimeoutMs", COUNT, 180000)
     tools = nested("tools", ToolsSection)
+    hook_timeout_ms = Field("hookTimeoutMs", COUNT, 60000)
 
     terminal = nested("terminal", TerminalSection)
     images = nested("images", ImagesSection)

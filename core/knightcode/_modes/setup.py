@@ -186,6 +186,7 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
     cwd, agent_dir = host.options.cwd, host.options.agent_dir
     settings = plan.settings
     model_settings = settings.model
+    host.hook_timeout = model_settings.hook_timeout_ms / 1000 or None
     registry = ModelRegistry(
         agent_dir,
         providers=[item.definition for item in host.registrations.providers],

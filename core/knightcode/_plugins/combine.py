@@ -30,7 +30,8 @@ class Rule(enum.Enum):
 
     FIRST_BLOCK = "first-block"
     """The first result with ``block`` true stops the walk and wins. A raising handler is *not*
-    isolated: the exception propagates and blocks the tool call."""
+    isolated: the exception propagates and blocks the tool call; so does a handler that does not
+    answer within the hook deadline (reported too)."""
 
     PATCH_CHAIN = "patch-chain"
     """Each handler may return a partial patch (``content``, ``details``, ``is_error``); patches are

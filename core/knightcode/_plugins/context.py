@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
@@ -128,6 +128,67 @@ class HeadlessUI:
 
     def set_editor_text(self, text: str) -> None:
         """There is no editor."""
+
+
+class _PausingUI:
+    """The mode's UI, with dialogs that pause the hook deadline of the handler that opens them
+    (the user is thinking; see :mod:`knightcode._plugins.watchdog`).
+    """
+
+    def __init__(self, ui: ExtensionUI) -> None:
+        self.inner = ui
+
+    async def _dialog(self, opening: Awaitable[_T]) -> _T:
+        from knightcode._plugins.watchdog import current
+
+        record = current()
+        if record is None:
+            return await opening
+        record.pause()
+        try:
+            return await opening
+        finally:
+            record.resume()
+
+    async def select(
+        self, title: str, options: Sequence[str], *, timeout: float | None = None
+    ) -> str | None:
+        """See :meth:`ExtensionUI.select`."""
+        return await self._dialog(self.inner.select(title, options, timeout=timeout))
+
+    async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
+        """See :meth:`ExtensionUI.confirm`."""
+        return await self._dialog(self.inner.confirm(title, message, timeout=timeout))
+
+    async def input(
+        self, title: str, placeholder: str = "", *, timeout: float | None = None
+    ) -> str | None:
+        """See :meth:`ExtensionUI.input`."""
+        return await self._dialog(self.inner.input(title, placeholder, timeout=timeout))
+
+    async def editor(self, title: str, prefill: str = "") -> str | None:
+        """See :meth:`ExtensionUI.editor`."""
+        return await self._dialog(self.inner.editor(title, prefill))
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        """See :meth:`ExtensionUI.notify`."""
+        self.inner.notify(message, level)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        """See :meth:`ExtensionUI.set_status`."""
+        self.inner.set_status(key, text)
+
+    def set_widget(self, key: str, lines: Sequence[str] | None) -> None:
+        """See :meth:`ExtensionUI.set_widget`."""
+        self.inner.set_widget(key, lines)
+
+    def set_title(self, title: str) -> None:
+        """See :meth:`ExtensionUI.set_title`."""
+        self.inner.set_title(title)
+
+    def set_editor_text(self, text: str) -> None:
+        """See :meth:`ExtensionUI.set_editor_text`."""
+        self.inner.set_editor_text(text)
 
 
 class NoSessionError(KnightcodeError):
@@ -329,8 +390,10 @@ class HookContext:
     def bind_ui(
         self, ui: ExtensionUI, *, has_ui: bool, shutdown: Callable[[], None] | None = None
     ) -> None:
-        """The mode's user interface (RPC dialogs, the terminal)."""
-        self._ui = ui
+        """The mode's user interface (RPC dialogs, the terminal); the time a hook handler
+        spends in one of its dialogs does not count against the hook deadline.
+        """
+        self._ui = _PausingUI(ui) if has_ui else ui
         self._has_ui = has_ui
         self._shutdown = shutdown
 

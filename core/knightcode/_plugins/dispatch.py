@@ -6,9 +6,15 @@ hook's parser (:mod:`knightcode._plugins.results`): a wrong shape is reported as
 error naming the plugin and the hook, and counts as no answer. A handler that raises is reported
 and skipped — except under ``FIRST_BLOCK`` (``tool_call``), where the exception (or the wrong
 shape, reported too) propagates, because a failing guard must block the tool, not wave it
-through. A handler that raises
-:class:`~knightcode._abort.Aborted` (it waited in the run's abort signal) is not reported: the
-abort is the run's outcome, which the caller records from the signal.
+through.
+
+Every call of a plugin's handler is bounded (:mod:`knightcode._plugins.watchdog`): one that does
+not answer within the hook deadline (``hookTimeoutMs``) is reported and skipped — under
+``FIRST_BLOCK`` it blocks — and one still running when the run is aborted is stopped. A handler
+that raises :class:`~knightcode._abort.Aborted` (it waited in the run's abort signal, or was
+stopped by the abort) is not reported: the abort is the run's outcome, which the caller records
+from the signal. Built-in plugins (``builtin:*``) are trusted to honour ``ctx.signal`` and may
+take as long as their work takes (compaction summarises inside ``session_check_compaction``).
 """
 
 from __future__ import annotations
@@ -17,11 +23,24 @@ import inspect
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from math import inf
+from time import monotonic
+from types import CoroutineType
 from typing import TYPE_CHECKING, TypeVar
 
-from knightcode._abort import Aborted
+from knightcode._abort import Aborted, AbortSignal
 from knightcode._plugins.parsing import WrongResult, parse_agent_start, parse_input, parse_patch
+from knightcode._plugins.watchdog import (
+    INLINE,
+    Abandoned,
+    HookTimeout,
+    Running,
+    Steps,
+    leave,
+    outcome,
+    wait_for,
+)
 
 if TYPE_CHECKING:
     from knightcode._plugins.results import PluginMessage, ToolResultPatch
@@ -42,12 +61,20 @@ class Handler:
     plugin_name: str
     function: Callable[..., object]
     argnames: tuple[str, ...]
+    bounded: bool = True
+    """Whether the hook deadline and the run's abort apply (not to built-in plugins)."""
+    record: Running = field(default_factory=Running, compare=False, repr=False)
+    """The record of this handler's calls (see :class:`Running`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Call:
     """One firing of a hook: its name, the handlers in call order, the arguments by name, and
     where failures go.
+
+    Not frozen: a frozen dataclass costs ~0.5 µs more to build, and one is built for every
+    streamed delta a plugin observes. Nothing changes it after it is built (the chaining rules
+    update ``kwargs``, the dict).
     """
 
     hook: str
@@ -55,6 +82,8 @@ class Call:
     kwargs: dict[str, object]
     report: Reporter
     trace: bool = False
+    limit: float | None = None
+    """The hook deadline in seconds (None: none)."""
 
 
 class ResultError(Exception):
@@ -67,18 +96,65 @@ class ResultError(Exception):
 
 
 async def _invoke(call: Call, handler: Handler) -> object:
-    started = time.perf_counter() if call.trace else 0.0
-    result = handler.function(*[call.kwargs[name] for name in handler.argnames])
-    if inspect.isawaitable(result):
-        result = await result
     if call.trace:
-        elapsed = (time.perf_counter() - started) * 1000
-        shown = repr(result)
-        shown = shown if len(shown) <= 120 else shown[:117] + "..."
-        print(
-            f"knightcode trace: {call.hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
-            file=sys.stderr,
-        )
+        return await _traced(call, handler)
+    args = [call.kwargs[name] for name in handler.argnames]
+    if not handler.bounded:
+        result = handler.function(*args)
+        return await result if inspect.isawaitable(result) else result
+    # The deadline and the abort cover the plugin's code while it runs (the inline stack) and,
+    # only if it waits, the wait (wait_for). Most handlers answer at once: message_update fires
+    # for every streamed delta, so this path is kept to a few operations.
+    limit = call.limit
+    record = handler.record
+    if record.busy:  # this handler is running already (it fired its own hook, or two tasks)
+        record = Running()
+    record.busy = True
+    record.expires = monotonic() + limit if limit else inf
+    INLINE.append(record)
+    waits = False
+    try:
+        result = handler.function(*args)
+        if result is None:
+            return None
+        if type(result) is CoroutineType:
+            steps: Steps = result
+        elif inspect.isawaitable(result):
+            steps = result.__await__()
+        else:
+            return result
+        try:
+            first = steps.send(None)
+        except StopIteration as done:
+            return done.value  # answered without waiting
+        waits = True
+    except Abandoned as stopped:
+        if stopped.record is not record:
+            raise  # meant for an outer handler (this one runs inside it)
+        raise outcome(stopped.reason, limit) from None
+    finally:
+        if INLINE[-1] is record:
+            INLINE.pop()
+        else:
+            leave(record)
+        if not waits:
+            record.busy = False
+    signal = getattr(call.kwargs.get("ctx"), "signal", None)  # the run's, when there is one
+    abort = signal if isinstance(signal, AbortSignal) else None
+    return await wait_for(record, steps, first, abort, limit)
+
+
+async def _traced(call: Call, handler: Handler) -> object:
+    """:func:`_invoke` with a trace line on stderr (``KNIGHTCODE_TRACE_PLUGINS``)."""
+    started = time.perf_counter()
+    result = await _invoke(replace(call, trace=False), handler)
+    elapsed = (time.perf_counter() - started) * 1000
+    shown = repr(result)
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    print(
+        f"knightcode trace: {call.hook} -> {handler.plugin_name} ({elapsed:.2f} ms) = {shown}",
+        file=sys.stderr,
+    )
     return result
 
 
@@ -98,8 +174,14 @@ async def _isolated(call: Call, handler: Handler, parse: Parser[_R]) -> _R | Non
     except Aborted:
         return None  # stopped by the run's abort: an outcome, not a plugin failure
     except Exception as error:
-        call.report(handler.plugin_name, call.hook, error)
+        _report(call, handler, error)
         return None
+
+
+def _report(call: Call, handler: Handler, error: Exception) -> None:
+    if isinstance(error, HookTimeout):
+        error.__traceback__ = None  # where knightcode gave up is no place in the plugin
+    call.report(handler.plugin_name, call.hook, error)
 
 
 def _ignore(value: object) -> None:
@@ -134,19 +216,20 @@ async def cancel_or_last(call: Call, parse: Parser[_R]) -> _R | None:
 
 
 async def first_block(call: Call, parse: Parser[_R]) -> _R | None:
-    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape) propagates.
+    """FIRST_BLOCK: the first answer wins; a raise (or a wrong shape, or no answer in time)
+    propagates.
 
     A raise is the plugin's way to block (the reference's semantics: its message is the error
-    the model sees), so it is not a failure to report. A wrong shape is a bug in the plugin: it
-    blocks too, never waving the call through, and is reported like under every other rule, so
-    the author learns which plugin and hook returned it.
+    the model sees), so it is not a failure to report. A wrong shape or a missed deadline is a
+    bug in the plugin: it blocks too, never waving the call through, and is reported like under
+    every other rule, so the author learns which plugin and hook it was.
     """
     for handler in call.handlers:
-        value = await _invoke(call, handler)
         try:
+            value = await _invoke(call, handler)
             result = _parsed(value, parse)
-        except ResultError as error:
-            call.report(handler.plugin_name, call.hook, error)
+        except (ResultError, HookTimeout) as error:
+            _report(call, handler, error)
             raise
         if result is not None:
             return result
@@ -194,10 +277,10 @@ async def patch_chain(call: Call) -> ToolResultPatch | None:
         patch = await _isolated(call, handler, parse_patch)
         if patch is None:
             continue
-        for field in ("content", "details", "is_error"):
-            value = getattr(patch, field)
+        for name in ("content", "details", "is_error"):
+            value = getattr(patch, name)
             if value is not UNCHANGED:
-                call.kwargs[field] = value
+                call.kwargs[name] = value
                 patched = True
     if not patched:
         return None

@@ -98,7 +98,14 @@ class Hooks:
                 f"knightcode trace: {hook} ({len(handlers)} handler(s), rule {rule.value})",
                 file=sys.stderr,
             )
-        return Call(hook, handlers, kwargs, self._host.report_handler_error, self._host.trace)
+        return Call(
+            hook,
+            handlers,
+            kwargs,
+            self._host.report_handler_error,
+            self._host.trace,
+            self._host.hook_timeout,
+        )
 
     # --- start-up and resources -----------------------------------------------------------
 

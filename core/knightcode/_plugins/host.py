@@ -34,10 +34,12 @@ from knightcode._plugins.discovery import Candidate
 from knightcode._plugins.dispatch import Handler
 from knightcode._plugins.hooks import Hooks
 from knightcode._plugins.loader import (
+    LoadInterrupted,
     describe_exception,
     forget_extension_modules,
     load_candidate,
     source_stamp,
+    user_interrupted,
 )
 from knightcode._plugins.records import PluginKind, PluginRecord, PluginStatus
 from knightcode._plugins.registry import Registrations, build_definition
@@ -46,6 +48,9 @@ if TYPE_CHECKING:
     from knightcode._plugins.context import FlagValue, HookContext
     from knightcode._plugins.definitions import Definition
     from knightcode._plugins.planning import HostOptions
+
+DEFAULT_HOOK_TIMEOUT = 60.0
+"""``hookTimeoutMs``'s default, in seconds."""
 
 REGISTRATION_HOOKS = (
     "register_tools",
@@ -99,6 +104,8 @@ class PluginHost:
             name: rule_of(getattr(hookspecs, name)) for name in self._spec_names
         }
         self.trace = trace
+        self.hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
+        """Seconds a plugin's handler may take (None: no limit); ``hookTimeoutMs``."""
         self.records: list[PluginRecord] = []
         self.warnings: list[str] = []
         self.context: HookContext | None = None
@@ -181,8 +188,8 @@ class PluginHost:
         try:
             plugin = load_candidate(candidate)
         except BaseException as error:
-            if isinstance(error, KeyboardInterrupt):
-                raise
+            if isinstance(error, KeyboardInterrupt) and user_interrupted():
+                raise LoadInterrupted(record.name) from None  # Ctrl-C, not the plugin's raise
             return self._fail(record, describe_exception(error, candidate.path))
         self._register(record, plugin)
         return record
@@ -339,8 +346,15 @@ class PluginHost:
                 order.get(impl.plugin_name or "", 1 << 30),
             ),
         )
+        builtin = {record.name for record in self.records if record.kind is PluginKind.BUILTIN}
         handlers = tuple(
-            Handler(impl.plugin_name or "?", impl.function, tuple(impl.argnames)) for impl in ranked
+            Handler(
+                impl.plugin_name or "?",
+                impl.function,
+                tuple(impl.argnames),
+                bounded=impl.plugin_name not in builtin,
+            )
+            for impl in ranked
         )
         self._handlers[hook] = handlers
         return handlers

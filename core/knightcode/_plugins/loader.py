@@ -1,19 +1,71 @@
-"""Importing one plugin, isolated: whatever it raises becomes a one-line reason, never a crash."""
+"""Importing one plugin, isolated: whatever it raises becomes a one-line reason, never a crash.
+
+``KeyboardInterrupt`` is the one case that needs telling apart: raised by the plugin's own code
+it is a load failure like any other exception; caused by the user pressing Ctrl-C while a slow
+plugin loads (:func:`noting_interrupts` tells) it stops knightcode with
+:class:`LoadInterrupted`, which names the plugin, exit status 130.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 
+from knightcode._errors import KnightcodeError
 from knightcode._plugins.discovery import Candidate
 from knightcode._plugins.source_imports import FreshSourceLoader, add_extension_root
 
 MODULE_PREFIX = "knightcode_ext_"
+
+
+class LoadInterrupted(KnightcodeError):
+    """The user interrupted knightcode (Ctrl-C) while a plugin was loading."""
+
+    exit_code = 130
+
+    def __init__(self, plugin: str) -> None:
+        super().__init__(f"interrupted while loading plugin {plugin}")
+
+
+class _Interrupts:
+    """Whether a SIGINT arrived since :func:`noting_interrupts` began (see the module doc)."""
+
+    seen = False
+
+    @classmethod
+    def handle(cls, _signum: int, _frame: FrameType | None) -> None:
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def noting_interrupts() -> Iterator[None]:
+    """Within the block, a SIGINT raises ``KeyboardInterrupt`` as usual, and is noted, so that
+    :func:`user_interrupted` can tell it from a plugin raising ``KeyboardInterrupt`` itself.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _Interrupts.seen = False
+    previous = signal.signal(signal.SIGINT, _Interrupts.handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def user_interrupted() -> bool:
+    """Whether the ``KeyboardInterrupt`` being handled came from the user's Ctrl-C."""
+    return _Interrupts.seen
 
 
 def module_name_for(path: Path) -> str:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         CompactionVerdict,
         ForkOptions,
         Handled,
+        PluginMessage,
         Resources,
         RunInBackend,
         ToolResultPatch,
@@ -112,7 +113,12 @@ def parse_compaction(value: object) -> Cancel | CompactionOverride | None:
         return None
     from knightcode._plugins.results import Cancel, CompactionOverride
 
-    if value is None or isinstance(value, (Cancel, CompactionOverride)):
+    if isinstance(value, Cancel):
+        return value
+    if isinstance(value, CompactionOverride):
+        _typed(value.summary, str, "summary", COMPACTION)
+        _typed(value.first_kept_entry_id, str, "first_kept_entry_id", COMPACTION)
+        _typed(value.tokens_before, int, "tokens_before", COMPACTION)
         return value
     data = _mapping(value, COMPACTION, ("cancel", "compaction"))
     if _is_cancel(data):
@@ -193,7 +199,15 @@ def parse_tree(value: object) -> Cancel | TreeNavigationOptions | None:
         return None
     from knightcode._plugins.results import BranchSummary, Cancel, TreeNavigationOptions
 
-    if value is None or isinstance(value, (Cancel, TreeNavigationOptions)):
+    if isinstance(value, Cancel):
+        return value
+    if isinstance(value, TreeNavigationOptions):
+        if value.summary is not None:
+            _typed(value.summary, BranchSummary, "summary", TREE)
+            _typed(value.summary.summary, str, "summary.summary", TREE)
+        _optional(value.custom_instructions, str, "custom_instructions", TREE)
+        _optional(value.replace_instructions, bool, "replace_instructions", TREE)
+        _optional(value.label, str, "label", TREE)
         return value
     data = _mapping(
         value, TREE, ("cancel", "summary", "custom_instructions", "replace_instructions", "label")
@@ -232,7 +246,8 @@ def parse_block(value: object) -> Block | None:
         return None
     from knightcode._plugins.results import Block
 
-    if value is None or isinstance(value, Block):
+    if isinstance(value, Block):
+        _typed(value.reason, str, "reason", BLOCK)
         return value
     data = _mapping(value, BLOCK, ("block", "reason"))
     if not data.get("block"):
@@ -250,36 +265,110 @@ def parse_patch(value: object) -> ToolResultPatch | None:
         return None
     from knightcode._plugins.results import UNCHANGED, ToolResultPatch
 
-    if value is None or isinstance(value, ToolResultPatch):
-        return value
-    data = _mapping(value, PATCH, ("content", "details", "is_error"))
-    content = data.get("content", UNCHANGED)
-    is_error = data.get("is_error", UNCHANGED)
+    if isinstance(value, ToolResultPatch):
+        content: object = value.content
+        details: object = value.details
+        is_error: object = value.is_error
+    else:
+        data = _mapping(value, PATCH, ("content", "details", "is_error"))
+        content = data.get("content", UNCHANGED)
+        details = data.get("details", UNCHANGED)
+        is_error = data.get("is_error", UNCHANGED)
     if content is not UNCHANGED:
         _content_blocks(content, PATCH)
     if is_error is not UNCHANGED:
         _typed(is_error, bool, "is_error", PATCH)
-    return ToolResultPatch(content, data.get("details", UNCHANGED), is_error)  # type: ignore[arg-type]
+    if isinstance(value, ToolResultPatch):
+        return value
+    return ToolResultPatch(content, details, is_error)  # type: ignore[arg-type]  # checked above
+
+
+_BLOCK_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {
+    "text": (("text", str),),
+    "image": (("data", str), ("mimeType", str)),
+    "thinking": (("thinking", str),),
+    "toolCall": (("id", str), ("name", str), ("arguments", dict)),
+}
+USER_BLOCKS = ("text", "image")
+ASSISTANT_BLOCKS = ("text", "thinking", "toolCall")
+
+
+def _block_problem(block: object, kinds: Sequence[str]) -> str | None:
+    """What is wrong with one content block (None: nothing)."""
+    if not isinstance(block, Mapping):
+        return f"is {type(block).__name__}, not a block"
+    kind = block.get("type")
+    if kind not in kinds:
+        return f"has type {kind!r}; expected one of {', '.join(kinds)}"
+    for name, required in _BLOCK_FIELDS[str(kind)]:
+        if not isinstance(block.get(name), required):
+            return f"({kind}) needs {name!r} as {required.__name__}"
+    return None
+
+
+def _blocks(value: object, field: str, kinds: Sequence[str], expected: Expected) -> list[object]:
+    """A list of content blocks of the given kinds, each with its fields of the right types."""
+    if not isinstance(value, list):
+        raise WrongResult(
+            f"{field} must be a list of {' or '.join(kinds)} blocks, not "
+            f"{type(value).__name__}; expected {expected}"
+        )
+    for index, block in enumerate(value):
+        problem = _block_problem(block, kinds)
+        if problem is not None:
+            raise WrongResult(f"{field}[{index}] {problem}; expected {expected}")
+    return value
 
 
 def _content_blocks(value: object, expected: Expected) -> None:
-    if not isinstance(value, list) or not all(
-        isinstance(block, Mapping) and block.get("type") in ("text", "image") for block in value
-    ):
-        raise WrongResult(f"content must be a list of text or image blocks; expected {expected}")
+    _blocks(value, "content", USER_BLOCKS, expected)
+
+
+def _text_or_blocks(value: object, field: str, expected: Expected) -> None:
+    if not isinstance(value, str):
+        _blocks(value, field, USER_BLOCKS, expected)
+
+
+_MESSAGE_FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
+    "toolResult": (("toolCallId", str), ("toolName", str), ("isError", bool)),
+    "bashExecution": (("command", str), ("output", str), ("timestamp", (int, float))),
+    "custom": (("customType", str), ("timestamp", (int, float))),
+    "branchSummary": (("summary", str), ("timestamp", (int, float))),
+    "compactionSummary": (("summary", str), ("timestamp", (int, float))),
+}
+
+
+def _message(value: object, where: str) -> None:
+    """Check one message of a ``context`` result: what sending it needs, by role."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("role"), str):
+        raise WrongResult(f"{where} must be a message (a dict with a 'role'); expected {MESSAGES}")
+    role = value["role"]
+    for name, required in _MESSAGE_FIELDS.get(role, ()):
+        field = value.get(name)
+        if not isinstance(field, required) or isinstance(field, bool) is not (required is bool):
+            raise WrongResult(f"{where} ({role}) needs {name!r}; expected {MESSAGES}")
+    content = value.get("content")
+    if role in ("user", "custom"):
+        _text_or_blocks(content, f"{where}.content", MESSAGES)
+    elif role == "assistant":
+        _blocks(content, f"{where}.content", ASSISTANT_BLOCKS, MESSAGES)
+    elif role == "toolResult":
+        _blocks(content, f"{where}.content", USER_BLOCKS, MESSAGES)
 
 
 MESSAGES = "a list of messages or None"
 
 
 def parse_messages(value: object) -> list[object] | None:
-    """``context``: a replacement message list (each a message dict with a ``role``)."""
+    """``context``: a replacement message list; each message has what sending it needs (its
+    role, content blocks of the right shapes, the fields the role requires).
+    """
     if value is None:
         return None
-    if not isinstance(value, list) or not all(
-        isinstance(item, Mapping) and isinstance(item.get("role"), str) for item in value
-    ):
-        raise WrongResult(f"expected {MESSAGES}")
+    if not isinstance(value, list):
+        raise WrongResult(f"expected {MESSAGES}, not {type(value).__name__}")
+    for index, message in enumerate(value):
+        _message(message, f"messages[{index}]")
     return value
 
 
@@ -304,21 +393,23 @@ def parse_agent_start(value: object) -> AgentStartChanges | None:
         return None
     from knightcode._plugins.results import AgentStartChanges, PluginMessage
 
-    if value is None or isinstance(value, AgentStartChanges):
+    if isinstance(value, AgentStartChanges):
+        if value.message is not None:
+            _plugin_message(value.message)
+        _optional(value.system_prompt, str, "system_prompt", START)
         return value
     data = _mapping(value, START, ("message", "system_prompt"))
     raw = data.get("message")
     message: PluginMessage | None = None
     if isinstance(raw, PluginMessage):
-        message = raw
+        message = _plugin_message(raw)
     elif raw is not None:
         fields = _mapping(
             raw, START, ("custom_type", "customType", "content", "display", "details")
         )
         kind = fields.get("custom_type", fields.get("customType", "plugin"))
         content = fields.get("content", "")
-        if not isinstance(content, str):
-            _content_blocks(content, START)
+        _text_or_blocks(content, "message.content", START)
         message = PluginMessage(
             _typed(kind, str, "message.custom_type", START),
             content,  # type: ignore[arg-type]
@@ -327,6 +418,13 @@ def parse_agent_start(value: object) -> AgentStartChanges | None:
         )
     system_prompt = _optional(data.get("system_prompt"), str, "system_prompt", START)
     return AgentStartChanges(message, system_prompt)
+
+
+def _plugin_message(message: PluginMessage) -> PluginMessage:
+    _typed(message.custom_type, str, "message.custom_type", START)
+    _text_or_blocks(message.content, "message.content", START)
+    _typed(message.display, bool, "message.display", START)
+    return message
 
 
 INPUT = "Transform(text), Handled() or None"
@@ -338,7 +436,12 @@ def parse_input(value: object) -> Transform | Handled | None:
         return None
     from knightcode._plugins.results import Handled, Transform
 
-    if value is None or isinstance(value, (Transform, Handled)):
+    if isinstance(value, Handled):
+        return value
+    if isinstance(value, Transform):
+        _typed(value.text, str, "text", INPUT)
+        if value.images is not None:
+            _blocks(value.images, "images", ("image",), INPUT)
         return value
     data = _mapping(value, INPUT, ("action", "text", "images"))
     action = data.get("action", "continue")
@@ -349,9 +452,9 @@ def parse_input(value: object) -> Transform | Handled | None:
     if action != "transform":
         raise WrongResult(f"action {action!r} is not one of continue, transform, handled")
     images = data.get("images")
-    if images is not None and not isinstance(images, list):
-        raise WrongResult(f"images must be a list of image blocks; expected {INPUT}")
-    return Transform(_typed(data.get("text"), str, "text", INPUT), images)
+    if images is not None:
+        _blocks(images, "images", ("image",), INPUT)
+    return Transform(_typed(data.get("text"), str, "text", INPUT), images)  # type: ignore[arg-type]
 
 
 BASH = "BashAnswer(...), RunInBackend(backend) or None"
@@ -363,11 +466,20 @@ def parse_bash(value: object) -> BashAnswer | RunInBackend | None:
         return None
     from knightcode._plugins.results import BashAnswer, RunInBackend
 
-    if value is None or isinstance(value, (BashAnswer, RunInBackend)):
+    if isinstance(value, RunInBackend):
+        parse_backend(value.backend)
+        return value
+    if isinstance(value, BashAnswer):
+        _typed(value.output, str, "output", BASH)
+        _optional(value.exit_code, int, "exit_code", BASH)
+        _optional(value.full_output_path, str, "full_output_path", BASH)
         return value
     data = _mapping(value, BASH, ("operations", "result"))
-    if data.get("operations") is not None:
-        return RunInBackend(data["operations"])  # type: ignore[arg-type]
+    operations = data.get("operations")
+    if operations is not None:
+        backend = parse_backend(operations)
+        assert backend is not None
+        return RunInBackend(backend)
     raw = data.get("result")
     if raw is None:
         return None
@@ -392,7 +504,9 @@ def parse_verdict(value: object) -> CompactionVerdict | None:
         return None
     from knightcode._plugins.results import CompactionVerdict
 
-    if value is None or isinstance(value, CompactionVerdict):
+    if isinstance(value, CompactionVerdict):
+        _typed(value.compacted, bool, "compacted", VERDICT)
+        _optional(value.error_message, str, "error_message", VERDICT)
         return value
     data = _mapping(value, VERDICT, ("compacted", "retry", "result", "errorMessage", "aborted"))
     result = data.get("result")
@@ -414,9 +528,11 @@ def parse_resources(value: object) -> Resources | None:
         return None
     from knightcode._plugins.results import Resources
 
-    if value is None or isinstance(value, Resources):
-        return value
-    data = _mapping(value, RESOURCES, ("skill_paths", "prompt_paths", "theme_paths"))
+    data: Mapping[str, object]
+    if isinstance(value, Resources):
+        data = {key: getattr(value, key) for key in ("skill_paths", "prompt_paths", "theme_paths")}
+    else:
+        data = _mapping(value, RESOURCES, ("skill_paths", "prompt_paths", "theme_paths"))
     lists: dict[str, tuple[str | Path, ...]] = {}
     for key in ("skill_paths", "prompt_paths", "theme_paths"):
         items = data.get(key) or []

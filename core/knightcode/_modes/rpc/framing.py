@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 import threading
@@ -104,6 +105,17 @@ def _strip_cr(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\r") else line
 
 
+def _is_abort(line: bytes) -> bool:
+    """Whether ``line`` is an ``abort`` command (a cheap test first: most lines are not)."""
+    if b"abort" not in line:
+        return False
+    try:
+        command = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(command, dict) and command.get("type") == "abort"
+
+
 class StdinReader:
     """Reads a file descriptor in a daemon thread and hands lines to the event loop.
 
@@ -124,6 +136,9 @@ class StdinReader:
         self._on_lines = on_lines
         self._on_eof = on_eof
         self._thread = threading.Thread(target=self._run, name="knightcode-rpc-stdin", daemon=True)
+        self.on_abort: Callable[[], object] | None = None
+        """Called on this thread when an ``abort`` command arrives: the loop may be blocked by
+        a plugin's handler, and only this thread can stop it (``Watchdog.interrupt``)."""
 
     def start(self) -> None:
         # A command line read while a reply streams needs the GIL to reach the loop. The loop's
@@ -146,6 +161,8 @@ class StdinReader:
                 lines = splitter.feed(chunk)
                 if lines:
                     self._post(self._on_lines, lines)
+                    if self.on_abort is not None and any(map(_is_abort, lines)):
+                        self.on_abort()
             lines = splitter.finish()
             if lines:
                 self._post(self._on_lines, lines)
