@@ -84,10 +84,11 @@ def test_a_file_nested_5000_deep_is_one_line_and_exit_2(
 
 
 def test_an_untrusted_projects_deep_settings_are_ignored_without_a_traceback(
-    project_dir: Path, models: None
+    project_dir: Path, agent_dir: Path, models: None
 ) -> None:
     # An untrusted project's settings are not read at all (sessionDir included): the run goes
-    # on to the model (which is not there) with the usual notice.
+    # on to the model (which is not there: one attempt, no retries) with the usual notice.
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}))
     path = project_dir / ".knightcode" / "settings.json"
     path.parent.mkdir()
     path.write_text(DEEP)
