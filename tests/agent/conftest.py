@@ -49,6 +49,14 @@ class Scripted:
             check=False,
         )
 
+    def popen(self, *args: str, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
+        """Start ``knightcode --model scripted/scripted-model ARGS`` in the project, stdout piped
+        (for tests that signal or kill it while it runs)."""
+        command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", *args]
+        return subprocess.Popen(
+            command, cwd=self.project, env=self.env(), stdout=subprocess.PIPE, stderr=stderr
+        )
+
     def run_json(
         self, *args: str, **env: str
     ) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:

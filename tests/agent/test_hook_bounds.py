@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from knightcode._session.manager import SessionManager
 from knightcode.testing import text_reply, tool_call, tool_call_reply
 from tests.noisy_plugin import NOISE, NOISY
 
-from .conftest import MODEL, PROVIDER, Scripted
+from .conftest import Scripted
 
 
 def plugin(tmp_path: Path, source: str, name: str = "ext") -> Path:
@@ -64,14 +63,7 @@ def hanging(tmp_path: Path, hook: str, how: str) -> Path:
 def start(scripted: Scripted, *args: str, settings: dict[str, object] | None = None) -> Popen:
     if settings is not None:
         (scripted.agent_dir / "settings.json").write_text(json.dumps(settings))
-    command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}", *args]
-    process = subprocess.Popen(
-        command,
-        cwd=scripted.project,
-        env=scripted.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = scripted.popen(*args)
     STARTED.append(process)
     return process
 

@@ -21,7 +21,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -33,7 +32,7 @@ from typing import Any
 from knightcode._session.loading import read_session_file
 from knightcode._session.manager import SessionManager
 from knightcode.testing import Reply, text_reply, tool_call, tool_call_reply
-from tests.agent.conftest import MODEL, PROVIDER, Scripted
+from tests.agent.conftest import Scripted
 
 RUNS = 50
 SESSIONS = 10  # each continued by five runs
@@ -64,14 +63,8 @@ def _replies(rng: random.Random, count: int) -> Iterator[Reply]:
 
 
 def _run_once(scripted: Scripted, run: _Run, kill_after: int | None) -> None:
-    command = [sys.executable, "-m", "knightcode", "--model", f"{PROVIDER}/{MODEL}"]
-    command += ["--mode", "json", "--session", str(run.session), "go on"]
-    process = subprocess.Popen(
-        command,
-        cwd=scripted.project,
-        env=scripted.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+    process = scripted.popen(
+        "--mode", "json", "--session", str(run.session), "go on", stderr=subprocess.DEVNULL
     )
     assert process.stdout is not None
     records = 0
