@@ -83,7 +83,11 @@ def main(argv: list[str] | None = None) -> None:
             f"({session_file.stat().st_size / 1e6:.1f} MB)"
         )
 
-        prepare_ms, prep = _median_ms(lambda: prepare_compaction(path, settings), args.runs)
+        # As builtin:compaction calls it: with the session's context of the branch.
+        prepare_ms, prep = _median_ms(
+            lambda: prepare_compaction(path, settings, session.build_context().messages),
+            args.runs,
+        )
         assert prep is not None
         messages = [*prep.messages_to_summarize, *prep.turn_prefix_messages]
         serialize_ms, text = _median_ms(

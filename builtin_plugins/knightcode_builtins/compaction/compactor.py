@@ -112,7 +112,7 @@ async def run_compaction(
         model = agent.model  # captured: a model switch meanwhile does not affect this compaction
         settings = effective_settings(ctx, agent, model)
         path = agent.session.get_branch()
-        prep = prepare_compaction(path, settings)
+        prep = prepare_compaction(path, settings, agent.session.build_context().messages)
         if prep is None:
             compacted = bool(path) and path[-1]["type"] == "compaction"
             raise CompactionFailed(

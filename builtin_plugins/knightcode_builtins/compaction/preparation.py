@@ -120,10 +120,16 @@ def _over_budget_input(entries: Sequence[SessionEntry], start: int, cut: CutPoin
 
 
 def prepare_compaction(
-    path: Sequence[SessionEntry], settings: CompactionSettings
+    path: Sequence[SessionEntry],
+    settings: CompactionSettings,
+    context: Sequence[AgentMessage] | None = None,
 ) -> CompactionPreparation | None:
     """The preparation for compacting the branch ``path`` (root first), or None when there is
     nothing to compact (the branch ends with a compaction, or nothing can be kept or cut).
+
+    :param context: the messages the model sees of ``path`` when the caller has them (the
+        session builds them knowing which entries are damaged, checked once when it loaded);
+        otherwise they are built here, checking every message of the path
     """
     if not path or path[-1]["type"] == "compaction":
         return None
@@ -132,7 +138,8 @@ def prepare_compaction(
     previous = max((i for i, e in enumerate(entries) if e["type"] == "compaction"), default=-1)
     start = _boundary_start(path, entries, previous)
     end = len(entries)
-    context = build_session_context(list(path), path[-1]["id"]).messages
+    if context is None:
+        context = build_session_context(list(path), path[-1]["id"]).messages
     tokens_before = estimate_context_tokens(context).tokens
     cut = find_cut_point(entries, start, end, settings.keep_recent_tokens)
 
