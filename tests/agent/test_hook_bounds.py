@@ -42,13 +42,21 @@ WAITS = {
         "    except BaseException:",
         "        pass",
     ],
+    # Swallows its cancellation and waits again: abandoned after the grace (watchdog.GRACE).
+    "stubborn-async": [
+        "while True:",
+        "    try:",
+        "        await asyncio.sleep(1000)",
+        "    except asyncio.CancelledError:",
+        "        pass",
+    ],
 }
 
 
 def hanging(tmp_path: Path, hook: str, how: str) -> Path:
     """A plugin whose ``hook`` handler marks that it started, then hangs ``how``."""
     marker = tmp_path / "started"
-    prefix = "async " if how == "async" else ""
+    prefix = "async " if how.endswith("async") else ""
     lines = [
         "import asyncio, pathlib, time",
         "",
@@ -114,6 +122,7 @@ def json_records(stdout: bytes) -> list[dict[str, object]]:
 
 CASES = [
     ("tool_call", "async"),
+    ("tool_call", "stubborn-async"),
     ("tool_call", "sync"),
     ("before_agent_start", "sync"),
     ("context", "sync"),

@@ -94,6 +94,8 @@ def _run_once(scripted: Scripted, run: _Run, kill_after: int | None) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+    if process.returncode == -signal.SIGKILL and run.killed_after is None:
+        run.killed_after = records  # the timer's kill landed inside the run
 
 
 def _messages_on_disk(path: Path) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ signals is tested in tests/agent/test_hook_bounds.py and tests/rpc/test_rpc_hook
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import types
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from knightcode._plugins.dispatch import Call, Handler
 from knightcode._plugins.host import PluginFailure, PluginHost
 from knightcode._plugins.parsing import parse_block
 from knightcode._plugins.records import PluginKind
-from knightcode._plugins.watchdog import INLINE, TICK, HookTimeout, watching
+from knightcode._plugins.watchdog import GRACE, INLINE, TICK, HookTimeout, watching
 
 
 def plugin(**hooks: Any) -> types.SimpleNamespace:
@@ -188,3 +189,65 @@ async def test_a_handler_entering_its_scope_after_waiting_is_told_aborted_too() 
     asyncio.get_running_loop().call_later(0.05, signal.abort)
     verdict = await dispatch.first_block(fire(careful, signal, reported), parse_block)
     assert verdict == Block("stopped by the abort") and reported == []
+
+
+# --- a handler that will not stop: abandoned after the grace --------------------------------------
+
+
+async def test_a_handler_swallowing_its_cancellation_is_abandoned_after_the_grace(
+    host: PluginHost, failures: list[PluginFailure]
+) -> None:
+    finished: list[str] = []
+
+    async def stubborn(ctx: HookContext) -> None:
+        try:
+            while True:
+                with contextlib.suppress(asyncio.CancelledError):  # the point: it will not stop
+                    await asyncio.sleep(10)
+        finally:
+            finished.append("finally ran")
+
+    host.add_plugin(plugin(agent_start=stubborn), "stubborn")
+    started = time.monotonic()
+    await host.hooks.agent_start()
+    elapsed = time.monotonic() - started
+    assert GRACE <= elapsed < GRACE + 1
+    assert finished == ["finally ran"]  # its coroutine was closed, not left suspended
+    assert [(f.plugin, f.error) for f in failures] == [
+        ("stubborn", "HookTimeout: did not answer within 0.1 s (hookTimeoutMs)")
+    ]
+
+
+async def test_cleaning_up_within_the_grace_is_not_cut_short(
+    host: PluginHost, failures: list[PluginFailure]
+) -> None:
+    cleaned: list[str] = []
+
+    async def tidy(ctx: HookContext) -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.05)  # closing a connection, say
+            cleaned.append("closed")
+            raise
+
+    host.add_plugin(plugin(agent_start=tidy), "tidy")
+    started = time.monotonic()
+    await host.hooks.agent_start()
+    assert time.monotonic() - started < GRACE
+    assert cleaned == ["closed"] and [f.plugin for f in failures] == ["tidy"]
+
+
+async def test_aborting_the_run_abandons_a_handler_that_ignores_it() -> None:
+    signal, reported = AbortSignal(), []
+
+    async def stubborn(ctx: Any) -> None:
+        while True:  # swallows even the closing of its coroutine: kept, never resumed
+            with contextlib.suppress(BaseException):
+                await asyncio.sleep(10)
+
+    asyncio.get_running_loop().call_later(0.05, signal.abort)
+    started = time.monotonic()
+    with pytest.raises(Aborted):
+        await dispatch.first_block(fire(stubborn, signal, reported), parse_block)
+    assert time.monotonic() - started < GRACE + 1 and reported == []

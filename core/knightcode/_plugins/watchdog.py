@@ -16,6 +16,9 @@ stack while the plugin's code runs, and pops it after. Three things act on that 
 A handler that waits (awaits something that is not ready) leaves the stack while it waits; only
 then are a loop timer for its deadline and a callback on the run's abort signal set up. Time spent
 in a ``ctx.ui`` dialog does not count: the dialog pauses the record (:meth:`Running.pause`).
+A waiting handler that is stopped is cancelled, and has :data:`GRACE` seconds to clean up (an
+``except``/``finally`` that awaits); one that catches the cancellation and goes on waiting past
+that is abandoned: its coroutine is closed and never driven again.
 
 :class:`Abandoned` derives from ``BaseException`` so that a plugin's ``except Exception`` does
 not swallow it. What it cannot reach: code that never returns to the interpreter (a C extension
@@ -27,8 +30,10 @@ would run plugin code off the loop's thread, where ``ctx.spawn`` and the session
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Iterator
@@ -63,6 +68,9 @@ TICK = 1.0
 """How often (seconds), at the most, the watchdog thread looks at the handler running inline:
 a deadline is enforced within about that much (sooner when the handler's deadline is nearer)."""
 
+GRACE = 1.0
+"""Seconds a cancelled handler may go on waiting (to clean up) before it is abandoned."""
+
 INLINE: list[Running] = []
 """The handlers whose code is running on the loop's thread right now, outermost first (a
 handler may fire hooks itself, e.g. ``builtin:compaction`` fires ``session_before_compact``)."""
@@ -92,13 +100,23 @@ class HookTimeout(Exception):
 class _Waiter:
     """What a handler that waits needs: its task, the deadline timer, why it was stopped."""
 
-    __slots__ = ("loop", "reason", "task", "timer")
+    __slots__ = ("forced", "grace", "loop", "reason", "task", "timer")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[object]) -> None:
         self.loop = loop
         self.task = task
         self.timer: asyncio.TimerHandle | None = None
+        self.grace: asyncio.TimerHandle | None = None
         self.reason: str | None = None
+        self.forced = False
+        """The handler outlived :data:`GRACE` after its cancellation: it is not driven again."""
+
+    def force(self) -> None:
+        # The grace is over and the handler still waits: cancel the task once more; _Steps
+        # sees ``forced`` and closes the handler's coroutine instead of passing it on.
+        if not self.task.done():
+            self.forced = True
+            self.task.cancel()
 
 
 class Running:
@@ -149,6 +167,7 @@ class Running:
         if waiter is not None and waiter.reason is None and not waiter.task.done():
             waiter.reason = reason
             waiter.task.cancel()
+            waiter.grace = waiter.loop.call_later(GRACE, waiter.force)
 
     def _aborted(self) -> None:
         # The run was aborted. A handler waiting in a scope of that signal itself is cancelled
@@ -209,6 +228,10 @@ class _Steps:
                 steps.close()
                 raise
             except BaseException as error:  # the task is cancelled: pass it on to the handler
+                waiter = record.waiter
+                if waiter is not None and waiter.forced:
+                    _close(steps)
+                    raise
                 thrown = error
             INLINE.append(record)
             try:
@@ -217,6 +240,34 @@ class _Steps:
                 return done.value
             finally:
                 leave(record)
+
+
+_UNCLOSABLE: list[Steps] = []
+"""Abandoned handlers that would not even close: kept, never driven again (one per such call;
+freeing one would make Python try to close it again and print a warning)."""
+
+
+def _close(steps: Steps) -> None:
+    """Close an abandoned handler's coroutine (its ``finally`` blocks run, without awaiting)."""
+    try:
+        steps.close()
+    except RuntimeError:  # it caught GeneratorExit and awaited again
+        if not _UNCLOSABLE:
+            atexit.register(_drop_unclosable)
+        _UNCLOSABLE.append(steps)
+    except Exception:  # raised by its own clean-up: it is abandoned all the same
+        pass
+
+
+def _drop_unclosable() -> None:
+    # At exit, before the interpreter tears modules down: freeing each one makes Python close
+    # it once more, which fails the same way; that is known, so it is not printed.
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
+    try:
+        _UNCLOSABLE.clear()
+    finally:
+        sys.unraisablehook = hook
 
 
 async def wait_for(
@@ -241,7 +292,12 @@ async def wait_for(
     try:
         value = await _Steps(record, steps, first)
     except asyncio.CancelledError:
-        if waiter.reason is None or task.uncancel() > 0:
+        if waiter.reason is None:
+            raise
+        remaining = task.uncancel()
+        if waiter.forced:
+            remaining = task.uncancel()  # the second cancellation, from force()
+        if remaining > 0:
             raise
         raise outcome(waiter.reason, seconds) from None
     except Abandoned as stopped:
@@ -254,6 +310,8 @@ async def wait_for(
             remove()
         if waiter.timer is not None:
             waiter.timer.cancel()
+        if waiter.grace is not None:
+            waiter.grace.cancel()
         record.waiter = None
         record.busy = False
     if waiter.reason is not None:  # the handler swallowed the cancellation and answered
