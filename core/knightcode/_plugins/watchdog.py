@@ -18,7 +18,7 @@ then are a loop timer for its deadline and a callback on the run's abort signal 
 in a ``ctx.ui`` dialog does not count: the dialog pauses the record (:meth:`Running.pause`).
 A waiting handler that is stopped is cancelled, and has :data:`GRACE` seconds to clean up (an
 ``except``/``finally`` that awaits); one that catches the cancellation and goes on waiting past
-that is abandoned: its coroutine is closed and never driven again.
+that is abandoned: its coroutine is never driven again (see :func:`_abandon`).
 
 :class:`Abandoned` derives from ``BaseException`` so that a plugin's ``except Exception`` does
 not swallow it. What it cannot reach: code that never returns to the interpreter (a C extension
@@ -30,10 +30,9 @@ would run plugin code off the loop's thread, where ``ctx.spawn`` and the session
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
+import ctypes
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Iterator
@@ -230,7 +229,7 @@ class _Steps:
             except BaseException as error:  # the task is cancelled: pass it on to the handler
                 waiter = record.waiter
                 if waiter is not None and waiter.forced:
-                    _close(steps)
+                    _abandon(steps)
                     raise
                 thrown = error
             INLINE.append(record)
@@ -242,32 +241,16 @@ class _Steps:
                 leave(record)
 
 
-_UNCLOSABLE: list[Steps] = []
-"""Abandoned handlers that would not even close: kept, never driven again (one per such call;
-freeing one would make Python try to close it again and print a warning)."""
+def _abandon(steps: Steps) -> None:
+    """Drop a handler that outlived its grace for good: it is never driven again, not even to
+    close it.
 
-
-def _close(steps: Steps) -> None:
-    """Close an abandoned handler's coroutine (its ``finally`` blocks run, without awaiting)."""
-    try:
-        steps.close()
-    except RuntimeError:  # it caught GeneratorExit and awaited again
-        if not _UNCLOSABLE:
-            atexit.register(_drop_unclosable)
-        _UNCLOSABLE.append(steps)
-    except Exception:  # raised by its own clean-up: it is abandoned all the same
-        pass
-
-
-def _drop_unclosable() -> None:
-    # At exit, before the interpreter tears modules down: freeing each one makes Python close
-    # it once more, which fails the same way; that is known, so it is not printed.
-    hook = sys.unraisablehook
-    sys.unraisablehook = lambda _unraisable: None
-    try:
-        _UNCLOSABLE.clear()
-    finally:
-        sys.unraisablehook = hook
+    Closing would run the plugin's code once more (its ``except``/``finally``), and code that
+    would not stop when cancelled may not stop when closed either — at exit, with no event loop
+    left, such a loop spins forever. So the coroutine keeps an extra reference that is never
+    released: Python then never finalizes it (one small frame per abandoned call).
+    """
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(steps))
 
 
 async def wait_for(
