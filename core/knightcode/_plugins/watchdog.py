@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import signal
 import threading
 import time
@@ -250,6 +249,8 @@ def _abandon(steps: Steps) -> None:
     left, such a loop spins forever. So the coroutine keeps an extra reference that is never
     released: Python then never finalizes it (one small frame per abandoned call).
     """
+    import ctypes  # rare: not worth its import time at start-up
+
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(steps))
 
 
