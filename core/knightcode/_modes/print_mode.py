@@ -72,22 +72,37 @@ async def run_print(
             print("knightcode: aborted", file=sys.stderr)
         else:
             text = content_text(last["content"]) if last is not None else ""
-            _print_answer(text + ("" if text.endswith("\n") else "\n"), output)
+            failed = not _print_answer(text + ("" if text.endswith("\n") else "\n"), output)
     elif stop.requested:
         print("knightcode: aborted", file=sys.stderr)
     # A session that could not be written was reported when it failed; the answer is shown
     # all the same, and the status says it was not saved.
     unsaved = agent.session.write_error is not None
-    return 1 if failed or unsaved else 0
+    unwritten = writer is not None and writer.error is not None
+    return 1 if failed or unsaved or unwritten else 0
 
 
-def _print_answer(text: str, output: IO[bytes] | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    output.write(text.encode("utf-8", "surrogateescape"))
-    output.flush()
+def _print_answer(text: str, output: IO[bytes] | None) -> bool:
+    """Write the answer to stdout; False (and one line on stderr) when it cannot be written.
+
+    A reader that went away (``| head``) is not an error: it had what it wanted.
+    """
+    try:
+        if output is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            output.write(text.encode("utf-8", "surrogateescape"))
+            output.flush()
+    except BrokenPipeError:
+        return True
+    except OSError as error:
+        print(
+            f"knightcode: error: cannot write the answer to stdout: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return False
+    return True
 
 
 class Stopping:

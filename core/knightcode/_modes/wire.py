@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING
 
@@ -79,6 +80,9 @@ class RecordWriter:
         self._stream = stream
         self._pending: list[bytes] = []
         self._scheduled = False
+        self.error: str | None = None
+        """Why the stream could not be written (a full disk, say), once that happened: the
+        records after it are dropped, and the run's exit status says so."""
 
     def write(self, record: Mapping[str, object]) -> None:
         kind = record.get("type")
@@ -138,8 +142,16 @@ class RecordWriter:
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); nobody is left to tell, and the rest of a
             # large record is not encoded for nobody.
-            self._fd = None
-            self._stream = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the writer
+            self._drop_the_rest()
+        except OSError as error:
+            # Told once, on stderr (still there when stdout is a full disk), not as a traceback.
+            self.error = f"cannot write to stdout: {error.strerror or error}"
+            print(f"knightcode: error: {self.error}", file=sys.stderr)
+            self._drop_the_rest()
+
+    def _drop_the_rest(self) -> None:
+        self._fd = None
+        self._stream = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the writer
 
     def _write(self, data: bytes) -> None:
         if self._fd is not None:
