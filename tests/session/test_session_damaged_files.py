@@ -139,3 +139,13 @@ def test_the_context_leaves_damaged_entries_out_and_says_which() -> None:
 def test_usage_counts_that_are_not_numbers_count_as_zero() -> None:
     usage: Any = {"input": "many", "output": 3, "cacheRead": None, "cacheWrite": 1.5}
     assert calculate_context_tokens(usage) == 4
+
+
+def test_a_header_nested_too_deeply_is_not_a_session_for_listing(tmp_path: Path) -> None:
+    """The session pickers and ``-c`` ask every file whether it is a session: a first line
+    nested past the decoder's limit is "no", not a RecursionError."""
+    from knightcode._session.listing import is_valid_session_file
+
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"type":"session","x":' + "[" * 5000 + "]" * 5000 + "}\n")
+    assert is_valid_session_file(path) is False

@@ -85,7 +85,7 @@ def read_json_object(path: Path) -> dict[str, object] | None:
         ) from exc
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid JSON: {exc}") from exc
-    except RecursionError:
+    except RecursionError:  # deeper than the parser goes: the check below needs valid JSON
         raise ConfigError(_too_deep(path)) from None
     if _depth_exceeds(raw, MAX_CONFIG_DEPTH):
         raise ConfigError(_too_deep(path))

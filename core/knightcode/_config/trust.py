@@ -104,7 +104,7 @@ def _named_extensions(config_dir: Path) -> Iterator[Path]:
 
     try:
         data = read_json_object(config_dir / "settings.json") or {}
-    except (ConfigError, RecursionError):  # RecursionError: nested too deep for the parser
+    except ConfigError:
         return
     entries = data.get("extensions")
     if not isinstance(entries, list):

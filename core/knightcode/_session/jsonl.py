@@ -300,9 +300,14 @@ def parse_line(line: bytes) -> JsonValue:
     """Parse one line (with or without its LF; one trailing CR tolerated).
 
     Invalid UTF-8 is replaced by U+FFFD, as the reference's ``readFileSync(…, "utf8")`` does, so
-    one bad byte does not cost a whole entry. Raises :class:`ValueError` if the line is not JSON.
+    one bad byte does not cost a whole entry. Raises :class:`ValueError` if the line is not JSON
+    (nesting too deep for the decoder included).
     ``NaN``/``Infinity`` literals, which JavaScript rejects, are rejected too.
     """
     # The decoder is typed as returning Any; it makes only what JsonValue describes.
-    value: JsonValue = _decoder.decode(line.decode("utf-8", "replace"))
+    try:
+        value: JsonValue = _decoder.decode(line.decode("utf-8", "replace"))
+    except RecursionError:
+        # Nested deeper than the decoder can go (~1,000 levels): a bad line like any other.
+        raise ValueError("JSON nested too deeply") from None
     return value

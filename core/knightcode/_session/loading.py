@@ -273,7 +273,7 @@ def _parse_batch(lines: list[bytes]) -> list[JsonValue] | None:
 def _parse_array(lines: list[bytes]) -> list[JsonValue] | None:
     try:
         values = jsonl.parse_line(b"".join((b"[", b",".join(lines), b"]")))
-    except (ValueError, RecursionError):  # RecursionError: some line is nested too deeply
+    except ValueError:  # some line is not JSON (or nested too deeply)
         return None
     if type(values) is not list or len(values) != len(lines):
         return None
@@ -285,7 +285,7 @@ def _parse_each(lines: list[bytes], report: LoadReport) -> list[JsonValue]:
     for line in lines:
         try:
             values.append(jsonl.parse_line(line))  # tolerates the trailing LF and one CR
-        except (ValueError, RecursionError):  # not JSON, or nested beyond the decoder's limit
+        except ValueError:  # not JSON, or nested beyond the decoder's limit
             report.skipped_lines += 1
             report.truncated_tail = not line.endswith(b"\n")
             continue
