@@ -56,7 +56,7 @@ def session_stats(agent: AgentSession) -> SessionStats:
             tokens[key] += int(count_value(usage.get(key)))
         spent = usage.get("cost")
         if isinstance(spent, dict):
-            cost += count_value(spent.get("total"), exact=True)
+            cost += count_value(spent.get("total"))
 
     # Totals cover the whole session file: messages a compaction summarised away still cost
     # tokens, and so did the summaries themselves (usage on compaction/branch_summary entries).

@@ -128,14 +128,13 @@ def calculate_context_tokens(usage: Usage) -> int:
     )
 
 
-def count_value(value: object, *, exact: bool = False) -> float:
-    """A count read from a file that may be damaged: a number (not NaN, not a bool) or 0.
-
-    :param exact: keep a fraction (costs); otherwise the count is an integer
+def count_value(value: object) -> float:
+    """A count read from a file that may be damaged: the number, or 0 for anything else (a
+    string, ``null``, a bool, NaN).
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         return 0
-    return value if exact else int(value)
+    return value
 
 
 def _count(value: object) -> int:
