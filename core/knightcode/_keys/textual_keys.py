@@ -4,7 +4,8 @@ Textual decodes the terminal's bytes (Kitty CSI-u, xterm modifyOtherKeys, legacy
 sequences) into names such as ``ctrl+shift+f``, ``pageup`` or ``ctrl+right_square_bracket``; we do
 not decode escape sequences ourselves.  This module only renames: symbols are spelled by their
 Unicode names in Textual (``circumflex_accent``) and as characters in ours (``^``), Textual sorts
-modifiers alphabetically, and a few paths hand us raw characters (modifyOtherKeys' ``ctrl+\\r``).
+modifiers alphabetically, and a few paths hand us raw characters (modifyOtherKeys' ctrl+enter
+arrives as ``ctrl+`` and a carriage return).
 """
 
 from __future__ import annotations
@@ -55,14 +56,7 @@ def to_key_id(textual_key: str) -> str | None:
     """
     if textual_key in ("+", "plus"):
         return "+"
-    *mods, name = (
-        textual_key.split("+")
-        if not textual_key.endswith("++")
-        else [
-            *textual_key[:-2].split("+"),
-            "+",
-        ]
-    )
+    *mods, name = textual_key.split("+")
     if any(mod not in _TEXTUAL_MODIFIERS for mod in mods):
         return None
     name = _TEXTUAL_TO_OURS.get(name, name)
@@ -79,7 +73,8 @@ def to_key_id(textual_key: str) -> str | None:
 
 def key_ids(event: events.Key) -> tuple[str, ...]:
     """Every key id a Textual key event stands for: its key first, then its aliases
-    (``\\r`` is both ``enter`` and ``ctrl+m``), without duplicates or unrepresentable names.
+    (a carriage return is both ``enter`` and ``ctrl+m``), without duplicates or unrepresentable
+    names.
     """
     found: dict[str, None] = {}
     for name in (event.key, *event.aliases):
