@@ -1,0 +1,61 @@
+"""Interactive mode: the terminal UI (Textual), imported only when it starts."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from knightcode._errors import UsageError
+
+if TYPE_CHECKING:
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+
+__all__ = ["run_interactive"]
+
+
+def _check_terminal() -> None:
+    # Textual draws on stderr and reads stdin: both must be the terminal.
+    for name, stream in (("stdin", sys.stdin), ("stderr", sys.stderr)):
+        if stream is None or not stream.isatty():
+            raise UsageError(
+                f"interactive mode needs a terminal ({name} is not one); "
+                "use -p 'message' or --mode json|rpc in scripts"
+            )
+
+
+async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
+    """Run the terminal UI until the user quits; returns the exit status."""
+    _check_terminal()
+    from knightcode._config.context_files import discover_context_files
+    from knightcode._keys.registry import KeyRegistry
+    from knightcode._modes.interactive.app import KnightcodeApp
+    from knightcode._modes.interactive.header import build_header
+    from knightcode._modes.interactive.ui import InteractiveUI
+    from knightcode._modes.setup import build_agent, report_session_notices
+
+    assert host.options is not None
+    agent = await build_agent(request, host, plan)
+    report_session_notices(agent, None)
+    registry = KeyRegistry(host.options.agent_dir)
+    registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)
+    files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
+    header = build_header(agent, host, registry, files, list(host.warnings))
+    host.warnings.clear()
+    app = KnightcodeApp(agent, host, registry, header)
+    ui = InteractiveUI(app)
+    if host.context is not None:
+        host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
+    try:
+        await host.hooks.session_start(reason="startup", previous_session_file=None)
+        status = await app.run_async(inline=True, mouse=False)
+    finally:
+        await host.hooks.session_shutdown(reason="quit", target_session_file=None)
+        if host.context is not None:
+            await host.context.aclose()
+        agent.session.close()
+        await agent.model_registry.aclose()
+    if app.return_code:
+        return app.return_code  # the UI itself failed; Textual printed why
+    return status if isinstance(status, int) else app.exit_status

@@ -1,0 +1,102 @@
+"""The ``app.*`` actions of the main screen: what each key of ``spec/keybindings.md`` does."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knightcode._modes.interactive.app import KnightcodeApp
+
+__all__ = ["perform"]
+
+#: A second ``app.clear`` within this many seconds exits (the reference's double ctrl+c).
+DOUBLE_PRESS_SECONDS = 0.5
+
+
+async def perform(app: KnightcodeApp, action: str) -> None:
+    """Do ``action``; unknown or not-yet-available actions say so in the transcript."""
+    handler = _ACTIONS.get(action)
+    if handler is None:
+        app.transcript.notice(f"{action} is not available yet", "warning")
+        return
+    await handler(app)
+
+
+async def _interrupt(app: KnightcodeApp) -> None:
+    if app.agent.is_streaming:
+        queued = app.agent.queues.clear()
+        app.agent.abort()
+        restored = [text for text in (_text_of(m) for m in queued) if text]
+        if restored:
+            current = app.editor_text()
+            app.set_editor_text("\n".join([*restored, current] if current else restored))
+
+
+def _text_of(message: object) -> str:
+    if not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
+    return ""
+
+
+async def _clear(app: KnightcodeApp) -> None:
+    now = time.monotonic()
+    if now - app._clear_pressed_at < DOUBLE_PRESS_SECONDS:
+        await app.shutdown()
+        return
+    app._clear_pressed_at = now
+    app.set_editor_text("")
+
+
+async def _exit(app: KnightcodeApp) -> None:
+    if not app.editor_text():
+        await app.shutdown()
+
+
+async def _suspend(app: KnightcodeApp) -> None:
+    app.action_suspend_process()
+
+
+async def _follow_up(app: KnightcodeApp) -> None:
+    text = app.editor_text()
+    app.set_editor_text("")
+    app.follow_up(text)
+
+
+async def _dequeue(app: KnightcodeApp) -> None:
+    queued = app.agent.queues.clear()
+    restored = [text for text in (_text_of(m) for m in queued) if text]
+    if restored:
+        current = app.editor_text()
+        app.set_editor_text("\n".join([*restored, current] if current else restored))
+
+
+async def _toggle_tools(app: KnightcodeApp) -> None:
+    app.transcript.options.expand_tools = not app.transcript.options.expand_tools
+    app.reprint()
+
+
+async def _toggle_thinking(app: KnightcodeApp) -> None:
+    app.transcript.options.show_thinking = not app.transcript.options.show_thinking
+    app.reprint()
+
+
+_ACTIONS = {
+    "app.interrupt": _interrupt,
+    "app.clear": _clear,
+    "app.exit": _exit,
+    "app.suspend": _suspend,
+    "app.message.followUp": _follow_up,
+    "app.message.dequeue": _dequeue,
+    "app.tools.expand": _toggle_tools,
+    "app.thinking.toggle": _toggle_thinking,
+}

@@ -1,0 +1,410 @@
+"""The interactive application: an inline Textual app around one :class:`AgentSession`.
+
+Layout, top to bottom, all inside the inline region at the bottom of the terminal (finished
+transcript items are written above it, into the scrollback — see :mod:`.scrollback`):
+
+* ``#live``    the assistant message being streamed and its running tools (last screenful)
+* ``#status``  working spinner, retry countdown, compaction progress
+* ``#widgets`` plugin widgets and status lines, queued steering/follow-up messages
+* ``#input``   the editor — or a selector/dialog mounted in its place
+* ``#footer``  cwd and session name; tokens, cost, context use, model and thinking level
+
+Every key goes through the keybinding registry: the editor handles the ``tui.*`` actions it owns
+and lets the rest bubble here, where ``app.*`` actions are looked up in the ``main`` context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from knightcode._modes.interactive.basic_editor import BasicEditor
+from knightcode._modes.interactive.scrollback import Scrollback
+from knightcode._modes.interactive.terminal import KeyboardModes
+from knightcode._modes.interactive.transcript import Item, Transcript, ViewOptions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine, Sequence
+
+    from rich.console import RenderableType
+
+    from knightcode._agent.session import AgentSession
+    from knightcode._keys.registry import KeyRegistry
+    from knightcode._plugins.host import PluginHost
+    from knightcode._types.events import SessionEvent
+
+__all__ = ["KnightcodeApp"]
+
+LIVE_FPS = 30
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+THINKING_COLOURS = {
+    "off": "#808080",
+    "minimal": "#9e9e9e",
+    "low": "#5f87af",
+    "medium": "#0087ff",
+    "high": "#af87ff",
+    "xhigh": "#d700d7",
+    "max": "#d70000",
+}
+
+
+class KnightcodeApp(App[int]):
+    """The terminal UI. ``run_async(inline=True, mouse=False)``: the normal screen, and no
+    mouse reporting, so the terminal's own selection keeps working on the transcript.
+    """
+
+    INLINE_PADDING = 0
+    ENABLE_COMMAND_PALETTE = False
+    CSS: ClassVar[str] = """
+    Screen { height: auto; background: transparent; }
+    Screen:inline { border: none; height: auto; }
+    .-empty { display: none; }
+    #live { height: auto; }
+    #status { height: auto; color: $text-muted; }
+    #widgets { height: auto; }
+    #input { height: auto; }
+    #footer { height: auto; color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        agent: AgentSession,
+        host: PluginHost,
+        registry: KeyRegistry,
+        header: RenderableType | None = None,
+    ) -> None:
+        super().__init__()
+        self.agent = agent
+        self.host = host
+        self.registry = registry
+        self.scrollback = Scrollback(self)
+        self.keyboard = KeyboardModes()
+        self.transcript = Transcript(self._write_item, self._live_dirty, self._render_item)
+        self._header = header
+        self._dirty = False
+        self._status_text = ""
+        self._spinner_index = 0
+        self._working_since: float | None = None
+        self._plugin_status: dict[str, str] = {}
+        self._plugin_widgets: dict[str, list[str]] = {}
+        self._queued: tuple[list[str], list[str]] = ([], [])
+        self._clear_pressed_at = 0.0
+        self._unsubscribe: Callable[[], None] | None = None
+        self._run_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.exit_status = 0
+        from knightcode._modes.interactive.dialog_host import DialogHost
+
+        self.dialogs = DialogHost(self)
+
+    # --- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="live", classes="-empty")
+        yield Static("", id="status", classes="-empty")
+        yield Static("", id="widgets", classes="-empty")
+        with Vertical(id="input"):
+            yield self._make_editor()
+        yield Static("", id="footer")
+
+    def _make_editor(self) -> Static:
+        from knightcode._modes.interactive.basic_editor import BasicEditor
+
+        editor = BasicEditor(self.registry, id="editor")
+        return editor  # type: ignore[return-value]
+
+    async def on_mount(self) -> None:
+        self.keyboard.enable()
+        self.app_suspend_signal.subscribe(self, lambda _app: self.keyboard.disable())
+        self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
+        if self._header is not None:
+            self.transcript.add_renderable(self._header)
+        self.transcript.load(self.agent.messages)
+        self._unsubscribe = self.agent.subscribe(self._on_event)
+        self.set_interval(1 / LIVE_FPS, self._tick)
+        self._update_footer()
+        self.query_one("#editor").focus()
+
+    async def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.keyboard.disable()
+
+    # --- transcript -------------------------------------------------------------------------
+
+    def _render_item(self, item: Item, options: ViewOptions) -> RenderableType:
+        from knightcode._modes.interactive.view import render_item
+
+        return render_item(item, options)
+
+    def _write_item(self, renderable: RenderableType) -> None:
+        self.scrollback.write(self._to_ansi(renderable))
+
+    def _to_ansi(self, renderable: RenderableType) -> str:
+        from io import StringIO
+
+        from rich.console import Console
+
+        width = self.size.width if self.is_running and self.size.width else 80
+        buffer = StringIO()
+        console = Console(
+            file=buffer,
+            width=width,
+            force_terminal=True,
+            color_system="truecolor",
+            legacy_windows=False,
+            soft_wrap=False,
+        )
+        console.print(renderable, end="")
+        return buffer.getvalue().rstrip("\n")
+
+    def reprint(self) -> None:
+        """Print the whole transcript again (the view options changed)."""
+        rendered = [self._to_ansi(r) for r in self.transcript.rendered_items()]
+        self.scrollback.write("\n".join(rendered), reprint=True)
+
+    def _live_dirty(self) -> None:
+        self._dirty = True  # the next tick re-renders; a delta costs nothing more
+
+    def _tick(self) -> None:
+        if self._working_since is not None:
+            self._spinner_index = (self._spinner_index + 1) % len(SPINNER)
+            self._show_status()
+        if not self._dirty:
+            return
+        self._dirty = False
+        from knightcode._modes.interactive.view import render_turn
+
+        turns = self.transcript.turns
+        if not turns:
+            self._show("#live", None)
+            return
+        from rich.console import Group
+
+        renderable = Group(*(render_turn(turn, self.transcript.options) for turn in turns))
+        self._show("#live", self._last_lines(renderable))
+
+    def _last_lines(self, renderable: RenderableType) -> RenderableType:
+        """The last screenful of ``renderable`` (the rest is still being written)."""
+        budget = max(3, self.size.height - 8)
+        lines = self._to_ansi(renderable).split("\n")
+        if len(lines) <= budget:
+            return Text.from_ansi("\n".join(lines))
+        return Text.from_ansi("\n".join(lines[-budget:]))
+
+    # --- agent events -----------------------------------------------------------------------
+
+    def _on_event(self, event: SessionEvent) -> None:
+        self.transcript.on_event(event)
+        if event["type"] == "agent_start":
+            self._set_working("Working…")
+        elif event["type"] == "agent_settled":
+            self._set_working(None)
+            self._update_footer()
+        elif event["type"] == "auto_retry_start":
+            seconds = event["delayMs"] / 1000
+            self._set_working(
+                f"Retrying ({event['attempt']}/{event['maxAttempts']}) in {seconds:.0f}s: "
+                f"{event['errorMessage']}"
+            )
+        elif event["type"] == "auto_retry_end" and not event["success"]:
+            self.transcript.notice(f"Retry failed: {event.get('finalError', '')}", "error")
+        elif event["type"] == "compaction_start":
+            self._set_working("Compacting…")
+        elif event["type"] == "compaction_end":
+            if event.get("errorMessage"):
+                self.transcript.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            self._set_working("Working…" if self.agent.is_streaming else None)
+        elif event["type"] == "queue_update":
+            self._queued = (list(event["steering"]), list(event["followUp"]))
+            self._show_widgets()
+        elif event["type"] in ("message_end", "thinking_level_changed", "session_info_changed"):
+            self._update_footer()
+
+    def _show(self, selector: str, renderable: RenderableType | None) -> None:
+        """Show ``renderable`` in a live-region widget; None hides the widget (no blank line)."""
+        widget = self.query_one(selector, Static)
+        widget.set_class(renderable is None, "-empty")
+        widget.update("" if renderable is None else renderable)
+
+    def _set_working(self, text: str | None) -> None:
+        if text is None:
+            self._working_since = None
+            self._status_text = ""
+        else:
+            if self._working_since is None:
+                self._working_since = time.monotonic()
+            self._status_text = text
+        self._show_status()
+
+    def _show_status(self) -> None:
+        if self._working_since is None:
+            self._show("#status", None)
+            return
+        hint = "/".join(self.registry.keys_for("app.interrupt")) or "escape"
+        self._show(
+            "#status",
+            Text.assemble(
+                (SPINNER[self._spinner_index] + " ", "cyan"),
+                self._status_text,
+                (f"  ({hint} to interrupt)", "dim"),
+            ),
+        )
+
+    def _show_widgets(self) -> None:
+        lines: list[Text] = []
+        for key in sorted(self._plugin_widgets):
+            lines.extend(Text(line) for line in self._plugin_widgets[key])
+        steering, follow_up = self._queued
+        lines.extend(Text(f"Steering: {text}", style="yellow") for text in steering)
+        lines.extend(Text(f"Follow-up: {text}", style="yellow") for text in follow_up)
+        if self._plugin_status:
+            lines.append(Text("  ".join(self._plugin_status.values()), style="dim"))
+        self._show("#widgets", Text("\n").join(lines) if lines else None)
+
+    def set_plugin_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self._plugin_status.pop(key, None)
+        else:
+            self._plugin_status[key] = text
+        self._show_widgets()
+
+    def set_plugin_widget(self, key: str, lines: Sequence[str] | None) -> None:
+        if lines is None:
+            self._plugin_widgets.pop(key, None)
+        else:
+            self._plugin_widgets[key] = list(lines)
+        self._show_widgets()
+
+    def set_terminal_title(self, title: str) -> None:
+        clean = "".join(ch for ch in title if ch.isprintable())
+        self.scrollback.write_control(f"\x1b]0;{clean}\x07")
+
+    def _update_footer(self) -> None:
+        from knightcode._modes.interactive.footer import footer_text
+
+        self.query_one("#footer", Static).update(footer_text(self.agent))
+        colour = THINKING_COLOURS.get(self.agent.thinking_level, "#808080")
+        self.query_one("#editor").styles.border = ("round", colour)
+
+    # --- input ------------------------------------------------------------------------------
+
+    def on_basic_editor_submitted(self, message: BasicEditor.Submitted) -> None:
+        self.spawn(self.submit(message.text))
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        """Run ``work`` beside the UI (a command may take long: keys must keep flowing); a
+        failure becomes an error line in the transcript.
+        """
+
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception as error:
+                self.transcript.notice(f"Error: {error}", "error")
+
+        task = asyncio.ensure_future(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def submit(self, text: str) -> None:
+        """What Enter does with the editor's text."""
+        from knightcode._modes.interactive.commands import run_command
+
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped.startswith("/") and await run_command(self, stripped):
+            return
+        if self.agent.is_streaming:
+            self.agent.steer(text)
+            return
+        self._start_run(text)
+
+    def follow_up(self, text: str) -> None:
+        if not text.strip():
+            return
+        if self.agent.is_streaming:
+            self.agent.follow_up(text)
+        else:
+            self._start_run(text)
+
+    def _start_run(self, text: str) -> None:
+        async def run() -> None:
+            try:
+                await self.agent.prompt(text, source="interactive")
+            except Exception as error:  # a failed run is reported; the UI goes on
+                self.transcript.notice(f"Error: {error}", "error")
+            finally:
+                self.transcript.flush_all()
+                self._set_working(None)
+
+        self._run_task = asyncio.ensure_future(run())
+
+    async def on_key(self, event: events.Key) -> None:
+        from knightcode._keys.textual_keys import key_ids
+
+        for key_id in key_ids(event):
+            shortcut = self.registry.shortcut_for(key_id)
+            if shortcut is not None:
+                event.stop()
+                await self._run_shortcut(shortcut)
+                return
+            action = self.registry.action_for(key_id, "main")
+            if action is not None and action.startswith("app."):
+                event.stop()
+                event.prevent_default()
+                await self.run_app_action(action)
+                return
+
+    async def _run_shortcut(self, shortcut: object) -> None:
+        import inspect
+
+        handler = getattr(shortcut, "handler", None)
+        if handler is None or self.host.context is None:
+            return
+        try:
+            result = handler(self.host.context)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as error:
+            self.transcript.notice(f"Shortcut failed: {error}", "error")
+
+    async def run_app_action(self, action: str) -> None:
+        """Perform one ``app.*`` action of the ``main`` context."""
+        from knightcode._modes.interactive.actions import perform
+
+        await perform(self, action)
+
+    def editor_text(self) -> str:
+        from knightcode._modes.interactive.basic_editor import BasicEditor
+
+        return self.query_one("#editor", BasicEditor).text
+
+    def set_editor_text(self, text: str) -> None:
+        from knightcode._modes.interactive.basic_editor import BasicEditor
+
+        editor = self.query_one("#editor", BasicEditor)
+        editor.text = text
+        editor.move_cursor(editor.document.end)
+
+    def request_shutdown(self) -> None:
+        """Quit once the current work settled (a plugin's ``ctx.shutdown()``)."""
+        self.call_later(self.shutdown)
+
+    async def shutdown(self, status: int = 0) -> None:
+        """Leave: abort a run, let it settle, then exit the app."""
+        self.exit_status = status
+        if self.agent.is_streaming:
+            self.agent.abort()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.agent.wait_idle(), 5)
+        self.exit(status)
