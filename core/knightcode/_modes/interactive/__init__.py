@@ -36,7 +36,7 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     from knightcode._modes.setup import build_agent, report_session_notices
 
     assert host.options is not None
-    agent = await build_agent(request, host, plan)
+    agent = await build_agent(request, host, plan, allow_no_model=True)
     report_session_notices(agent, None)
     registry = KeyRegistry(host.options.agent_dir)
     registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)

@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 __all__ = ["KnightcodeApp"]
 
 LIVE_FPS = 30
+NO_MODEL_HELP = (
+    "No model is available yet. /login adds an API key, /model picks a model, "
+    "/llama loads a local one (llama.cpp)."
+)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 THINKING_COLOURS = {
     "off": "#808080",
@@ -323,11 +327,32 @@ class KnightcodeApp(App[int]):
         if not stripped:
             return
         if stripped.startswith("/") and await run_command(self, stripped):
+            if self.model_missing:
+                await self.adopt_available_model()
+            return
+        if self.model_missing:
+            self.transcript.notice(NO_MODEL_HELP, "warning")
+            self.set_editor_text(text)  # nothing is lost: fix the model, press Enter again
             return
         if self.agent.is_streaming:
             self.agent.steer(text)
             return
         self._start_run(text)
+
+    @property
+    def model_missing(self) -> bool:
+        """No model is usable yet (the UI opened anyway, see ``placeholder_model``)."""
+        from knightcode._modes.setup import NO_MODEL_API
+
+        return self.agent.model.api == NO_MODEL_API
+
+    async def adopt_available_model(self) -> None:
+        """After a command (``/login``, ``/llama``) a model may have become usable: take it."""
+        model = await self.agent.model_registry.default_model()
+        if model is not None:
+            await self.agent.set_model(model)
+            self.transcript.notice(f"Using {model.ref}")
+            self._update_footer()
 
     def follow_up(self, text: str) -> None:
         if not text.strip():

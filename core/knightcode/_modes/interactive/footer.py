@@ -51,7 +51,7 @@ def footer_text(agent: AgentSession) -> Text:
     parts.append(f"{percent:.1f}%/{window}" if percent is not None else f"?/{window}")
     left = " ".join(parts)
     model = agent.model
-    right = f"{model.provider}/{model.id}"
+    right = model.ref if model.id else "no model"
     if model.reasoning:
         right += f" • {agent.thinking_level}"
     second = Text(left, style="dim")

@@ -64,7 +64,13 @@ def build_header(
         lines.append(Text(f"Warning: {warning}", style="yellow"))
     for conflict in registry.conflicts:
         lines.append(Text(f"Key conflict: {conflict}", style="yellow"))
+    from knightcode._modes.interactive.app import NO_MODEL_HELP
+    from knightcode._modes.setup import NO_MODEL_API
+
     model = agent.model
-    lines.append(Text(f"Model: {model.provider}/{model.id}", style="dim"))
+    if model.api == NO_MODEL_API:
+        lines.append(Text(NO_MODEL_HELP, style="yellow"))
+    else:
+        lines.append(Text(f"Model: {model.ref}", style="dim"))
     lines.append(Text(""))
     return Group(*lines)
