@@ -51,3 +51,26 @@ def set_plugin_enabled(settings_path: Path, plugin_name: str, enabled: bool) -> 
     mode = stat.S_IMODE(settings_path.stat().st_mode) if existed else _DEFAULT_MODE
     write_json_atomic(settings_path, data, mode=mode)
     return True
+
+
+def set_setting(settings_path: Path, key: str, value: object) -> None:
+    """Set one top-level ``key`` of a settings file (``None`` removes it), keeping every other
+    key, its value and the key order, and the file's permission bits (as the interactive UI
+    does for ``/settings``, the model choice and ``enabledModels``).
+
+    :raises ConfigError: the file is unreadable or not a JSON object; it is left untouched
+    """
+    data = read_json_object(settings_path)
+    existed = data is not None
+    data = dict(data) if data is not None else {}
+    if value is None:
+        if key not in data:
+            return
+        del data[key]
+    else:
+        if data.get(key) == value and key in data:
+            return
+        data[key] = value
+    mode = stat.S_IMODE(settings_path.stat().st_mode) if existed else _DEFAULT_MODE
+    settings_path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(settings_path, data, mode)

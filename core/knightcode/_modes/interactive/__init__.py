@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from knightcode._errors import UsageError
@@ -36,6 +37,17 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     from knightcode._modes.setup import build_agent, report_session_notices
 
     assert host.options is not None
+    resume_at_start = request.resume
+    if resume_at_start:
+        # The picker runs inside the UI; until something is picked the session is a new one,
+        # which writes nothing before its first answer.
+        request = replace(request, resume=False)
+    from knightcode._modes.attachments import split_arguments
+
+    # Checked before the UI opens: a missing @file is a usage error (exit 2), not a notice.
+    initial = (
+        split_arguments(list(request.messages), host.options.cwd) if request.messages else None
+    )
     agent = await build_agent(request, host, plan, allow_no_model=True)
     report_session_notices(agent, None)
     registry = KeyRegistry(host.options.agent_dir)
@@ -43,7 +55,16 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
     header = build_header(agent, host, registry, files, list(host.warnings))
     host.warnings.clear()
-    app = KnightcodeApp(agent, host, registry, header)
+    app = KnightcodeApp(
+        agent,
+        host,
+        registry,
+        None if plan.settings.model.quiet_startup else header,
+        plan=plan,
+        request=request,
+        resume_at_start=resume_at_start,
+        initial=initial,
+    )
     ui = InteractiveUI(app)
     if host.context is not None:
         host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())

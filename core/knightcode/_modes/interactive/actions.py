@@ -24,6 +24,20 @@ async def perform(app: KnightcodeApp, action: str) -> None:
 
 
 async def _interrupt(app: KnightcodeApp) -> None:
+    if app.shell_signal is not None:
+        app.shell_signal.abort()
+        return
+    if not app.agent.is_streaming:
+        now = time.monotonic()
+        double = now - app._escape_pressed_at < DOUBLE_PRESS_SECONDS
+        app._escape_pressed_at = now
+        if double and not app.editor_text():
+            action = app.settings_model().double_escape_action
+            if action == "tree":
+                await _session_tree(app)
+            elif action == "fork":
+                await _session_fork(app)
+        return
     if app.agent.is_streaming:
         queued = app.agent.queues.clear()
         app.agent.abort()
@@ -90,6 +104,68 @@ async def _toggle_thinking(app: KnightcodeApp) -> None:
     app.reprint()
 
 
+async def _model_select(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.models import choose_model
+
+    await choose_model(app)
+
+
+async def _model_next(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.models import cycle_model
+
+    await cycle_model(app, 1)
+
+
+async def _model_previous(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.models import cycle_model
+
+    await cycle_model(app, -1)
+
+
+async def _thinking_cycle(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.models import cycle_thinking
+
+    await cycle_thinking(app)
+
+
+async def _session_new(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.commands import run_command
+
+    await run_command(app, "/new")
+
+
+async def _session_tree(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.sessions import open_tree
+
+    await open_tree(app)
+
+
+async def _session_fork(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.sessions import fork
+
+    await fork(app)
+
+
+async def _session_resume(app: KnightcodeApp) -> None:
+    from knightcode._modes.interactive.sessions import resume
+
+    await resume(app)
+
+
+async def _external_editor(app: KnightcodeApp) -> None:
+    await app.edit_externally()
+
+
+async def _message_copy(app: KnightcodeApp) -> None:
+    from knightcode._agent.stats import last_assistant_text
+
+    text = last_assistant_text(app.agent)
+    if text:
+        app.copy_to_clipboard_osc52(text)
+    else:
+        app.transcript.notice("Nothing to copy yet", "warning")
+
+
 _ACTIONS = {
     "app.interrupt": _interrupt,
     "app.clear": _clear,
@@ -99,4 +175,14 @@ _ACTIONS = {
     "app.message.dequeue": _dequeue,
     "app.tools.expand": _toggle_tools,
     "app.thinking.toggle": _toggle_thinking,
+    "app.thinking.cycle": _thinking_cycle,
+    "app.model.select": _model_select,
+    "app.model.cycleForward": _model_next,
+    "app.model.cycleBackward": _model_previous,
+    "app.session.new": _session_new,
+    "app.session.tree": _session_tree,
+    "app.session.fork": _session_fork,
+    "app.session.resume": _session_resume,
+    "app.editor.external": _external_editor,
+    "app.message.copy": _message_copy,
 }

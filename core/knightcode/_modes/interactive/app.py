@@ -33,13 +33,22 @@ from knightcode._modes.interactive.transcript import Item, Transcript, ViewOptio
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Sequence
+    from pathlib import Path
 
     from rich.console import RenderableType
 
+    from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._config.loading import Settings
+    from knightcode._config.settings import SettingsModel
     from knightcode._keys.registry import KeyRegistry
+    from knightcode._modes.attachments import Prompts
     from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+    from knightcode._plugins.results import CompactionVerdict
     from knightcode._types.events import SessionEvent
+    from knightcode._types.messages import ImageContent
 
 __all__ = ["KnightcodeApp"]
 
@@ -84,11 +93,20 @@ class KnightcodeApp(App[int]):
         host: PluginHost,
         registry: KeyRegistry,
         header: RenderableType | None = None,
+        *,
+        plan: LoadPlan | None = None,
+        request: RunRequest | None = None,
+        resume_at_start: bool = False,
+        initial: Prompts | None = None,
     ) -> None:
         super().__init__()
         self.agent = agent
         self.host = host
         self.registry = registry
+        self.plan = plan
+        self.request = request
+        self._resume_at_start = resume_at_start
+        self._initial = initial
         self.scrollback = Scrollback(self)
         self.keyboard = KeyboardModes()
         self.transcript = Transcript(self._write_item, self._live_dirty, self._render_item)
@@ -104,6 +122,8 @@ class KnightcodeApp(App[int]):
         self._unsubscribe: Callable[[], None] | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.shell_signal: AbortSignal | None = None
+        self._escape_pressed_at = 0.0
         self.exit_status = 0
         from knightcode._modes.interactive.dialog_host import DialogHost
 
@@ -131,11 +151,33 @@ class KnightcodeApp(App[int]):
         self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
         if self._header is not None:
             self.transcript.add_renderable(self._header)
+        self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
         self.transcript.load(self.agent.messages)
         self._unsubscribe = self.agent.subscribe(self._on_event)
         self.set_interval(1 / LIVE_FPS, self._tick)
         self._update_footer()
         self.query_one("#editor").focus()
+        if self._resume_at_start:
+            self.spawn(self._resume_or_quit())
+        elif self._initial is not None and self._initial.messages:
+            self.spawn(self._submit_initial(self._initial))
+
+    async def _resume_or_quit(self) -> None:
+        from knightcode._modes.interactive.sessions import resume
+
+        if not await resume(self, at_start=True):
+            await self.shutdown()
+
+    async def _submit_initial(self, prompts: Prompts) -> None:
+        """``knightcode "message" @file``: the UI starts and submits those prompts in turn."""
+        for index, text in enumerate(prompts.messages):
+            if self.model_missing:
+                self.set_editor_text(text)
+                self.transcript.notice(NO_MODEL_HELP, "warning")
+                return
+            self._start_run(text, prompts.images if index == 0 else None)
+            if self._run_task is not None:
+                await self._run_task
 
     async def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -209,24 +251,24 @@ class KnightcodeApp(App[int]):
     def _on_event(self, event: SessionEvent) -> None:
         self.transcript.on_event(event)
         if event["type"] == "agent_start":
-            self._set_working("Working…")
+            self.set_working("Working…")
         elif event["type"] == "agent_settled":
-            self._set_working(None)
+            self.set_working(None)
             self._update_footer()
         elif event["type"] == "auto_retry_start":
             seconds = event["delayMs"] / 1000
-            self._set_working(
+            self.set_working(
                 f"Retrying ({event['attempt']}/{event['maxAttempts']}) in {seconds:.0f}s: "
                 f"{event['errorMessage']}"
             )
         elif event["type"] == "auto_retry_end" and not event["success"]:
             self.transcript.notice(f"Retry failed: {event.get('finalError', '')}", "error")
         elif event["type"] == "compaction_start":
-            self._set_working("Compacting…")
+            self.set_working("Compacting…")
         elif event["type"] == "compaction_end":
             if event.get("errorMessage"):
                 self.transcript.notice(f"Compaction failed: {event['errorMessage']}", "error")
-            self._set_working("Working…" if self.agent.is_streaming else None)
+            self.set_working("Working…" if self.agent.is_streaming else None)
         elif event["type"] == "queue_update":
             self._queued = (list(event["steering"]), list(event["followUp"]))
             self._show_widgets()
@@ -239,7 +281,7 @@ class KnightcodeApp(App[int]):
         widget.set_class(renderable is None, "-empty")
         widget.update("" if renderable is None else renderable)
 
-    def _set_working(self, text: str | None) -> None:
+    def set_working(self, text: str | None) -> None:
         if text is None:
             self._working_since = None
             self._status_text = ""
@@ -292,6 +334,112 @@ class KnightcodeApp(App[int]):
         clean = "".join(ch for ch in title if ch.isprintable())
         self.scrollback.write_control(f"\x1b]0;{clean}\x07")
 
+    # --- settings and session -----------------------------------------------------------------
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.agent.options.agent_dir
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in effect (read again by :meth:`reload_settings`)."""
+        if self.host.context is not None:
+            return self.host.context.settings
+        assert self.plan is not None
+        return self.plan.settings
+
+    def settings_model(self) -> SettingsModel:
+        return self.settings.model
+
+    def reload_settings(self) -> None:
+        """Read the settings files again (after ``/settings``, ``/scoped-models``)."""
+        if self.host.options is None or self.host.context is None:
+            return
+        from knightcode._plugins.planning import make_plan
+
+        self.host.context.reload_settings(make_plan(self.host.options).settings)
+
+    async def reload_everything(self) -> None:
+        """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
+        from knightcode._modes.setup import choose_tools, system_prompt
+        from knightcode._plugins.reload import reload_extensions
+
+        if self.agent.is_streaming:
+            self.transcript.notice(
+                "Wait for the agent to finish (or interrupt it) first", "warning"
+            )
+            return
+        report = reload_extensions(self.host) if self.host.options is not None else None
+        self.registry.reload()
+        self.registry.set_shortcuts(
+            (item.owner, item.definition) for item in self.host.registrations.shortcuts
+        )
+        self._reload_editor_keys()
+        warnings: list[str] = list(self.host.warnings)
+        if self.request is not None and self.plan is not None:
+            tools = choose_tools(self.request, self.host, self.settings)
+            prompt = system_prompt(
+                self.request,
+                self.agent.cwd,
+                self.agent_dir,
+                self.plan.trust.trusted,
+                tools,
+                warnings,
+            )
+            self.agent.reconfigure(tools, prompt)
+        lines = ["Reloaded plugins, settings, keybindings and context files"]
+        if report is not None:
+            for label, names in (
+                ("loaded", report.loaded),
+                ("reloaded", report.reloaded),
+                ("unloaded", report.unloaded),
+                ("failed", report.failed),
+            ):
+                if names:
+                    lines.append(f"  {label}: {', '.join(names)}")
+        for warning in [*warnings, *self.registry.warnings]:
+            lines.append(f"  warning: {warning}")
+        for conflict in self.registry.conflicts:
+            lines.append(f"  key conflict: {conflict}")
+        self.transcript.notice("\n".join(lines))
+        self.refresh_footer()
+
+    def _reload_editor_keys(self) -> None:
+        editor = self.query_one("#editor")
+        reload_keys = getattr(editor, "reload_keys", None)
+        if callable(reload_keys):
+            reload_keys()
+
+    def session_replaced(self, message: str, *, quiet: bool = False) -> None:
+        """The session (or the point in its tree) changed: show its conversation afresh."""
+        self.transcript.items.clear()
+        self.transcript.turns.clear()
+        self.scrollback.write("", reprint=True)
+        if self._header is not None:
+            self.transcript.add_renderable(self._header)
+        self.transcript.load(self.agent.messages)
+        if not quiet:
+            self.transcript.notice(message)
+        self.refresh_footer()
+
+    def after_compaction(self, verdict: CompactionVerdict) -> None:
+        """A manual compaction ended: show the conversation as the model now sees it."""
+        self.session_replaced("Compacted the context")
+
+    def copy_to_clipboard_osc52(self, text: str) -> None:
+        """Put ``text`` on the clipboard through the terminal (OSC 52, works over SSH and in tmux
+        with ``set-clipboard on``); the terminal may refuse silently, so say what was sent.
+        """
+        import base64
+
+        payload = base64.b64encode(text.encode()).decode()
+        self.scrollback.write_control(f"\x1b]52;c;{payload}\x07")
+        lines = text.count("\n") + 1
+        self.transcript.notice(f"Copied {lines} line{'s' if lines != 1 else ''} to the clipboard")
+
+    def refresh_footer(self) -> None:
+        self._update_footer()
+
     def _update_footer(self) -> None:
         from knightcode._modes.interactive.footer import footer_text
 
@@ -330,6 +478,12 @@ class KnightcodeApp(App[int]):
             if self.model_missing:
                 await self.adopt_available_model()
             return
+        if stripped.startswith("!") and len(stripped) > 1:
+            excluded = stripped.startswith("!!")
+            command = stripped[2:] if excluded else stripped[1:]
+            if command.strip():
+                await self.run_shell(command.strip(), excluded)
+                return
         if self.model_missing:
             self.transcript.notice(NO_MODEL_HELP, "warning")
             self.set_editor_text(text)  # nothing is lost: fix the model, press Enter again
@@ -338,6 +492,36 @@ class KnightcodeApp(App[int]):
             self.agent.steer(text)
             return
         self._start_run(text)
+
+    async def run_shell(self, command: str, excluded: bool) -> None:
+        """``!cmd`` (output goes to the model with the next prompt) and ``!!cmd`` (kept out of
+        its context): run through the execution backend, output streamed live, recorded like
+        the RPC ``bash`` command records it.
+        """
+        from knightcode._abort import AbortSignal
+        from knightcode._agent.user_bash import record_bash_execution, run_user_bash
+
+        signal = AbortSignal()
+        self.shell_signal = signal
+        chunks: list[str] = []
+
+        def on_chunk(text: str) -> None:
+            chunks.append(text)
+            tail = "".join(chunks)[-4000:].splitlines()[-12:]
+            self._show("#live", Text.assemble((f"$ {command}\n", "bold"), "\n".join(tail)))
+
+        self.set_working(f"Running {command}")
+        try:
+            message = await run_user_bash(
+                self.agent, command, exclude_from_context=excluded, signal=signal, on_chunk=on_chunk
+            )
+        finally:
+            self.shell_signal = None
+            self.set_working("Working…" if self.agent.is_streaming else None)
+            self._show("#live", None)
+            self._dirty = True
+        self.transcript.add(Item("message", message=message))
+        await record_bash_execution(self.agent, message)
 
     @property
     def model_missing(self) -> bool:
@@ -362,15 +546,15 @@ class KnightcodeApp(App[int]):
         else:
             self._start_run(text)
 
-    def _start_run(self, text: str) -> None:
+    def _start_run(self, text: str, images: list[ImageContent] | None = None) -> None:
         async def run() -> None:
             try:
-                await self.agent.prompt(text, source="interactive")
+                await self.agent.prompt(text, images, source="interactive")
             except Exception as error:  # a failed run is reported; the UI goes on
                 self.transcript.notice(f"Error: {error}", "error")
             finally:
                 self.transcript.flush_all()
-                self._set_working(None)
+                self.set_working(None)
 
         self._run_task = asyncio.ensure_future(run())
 
@@ -408,6 +592,15 @@ class KnightcodeApp(App[int]):
         from knightcode._modes.interactive.actions import perform
 
         await perform(self, action)
+
+    async def edit_externally(self) -> None:
+        """``app.editor.external``: edit the text in ``externalEditor``, $VISUAL or $EDITOR."""
+        editor = self.query_one("#editor")
+        edit = getattr(editor, "edit_externally", None)
+        if edit is None:
+            self.transcript.notice("The external editor is not available yet", "warning")
+            return
+        await edit(self)
 
     def editor_text(self) -> str:
         from knightcode._modes.interactive.basic_editor import BasicEditor
