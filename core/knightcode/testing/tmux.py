@@ -320,11 +320,11 @@ class TmuxSession:
         dead, status, signal = self._display(
             "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
         ).split("|")
-        if dead != "1":
+        # tmux marks the pane dead when the terminal closes, which can come before it has
+        # collected the exit status: until then neither status nor signal is set.
+        if dead != "1" or not (status or signal):
             return None
-        if signal:
-            return -int(signal)
-        return int(status) if status else 0
+        return -int(signal) if signal else int(status)
 
     def wait_exit(self, timeout: float = 10.0, *, interval: float = 0.02) -> int:
         """Wait until the program ends and return its exit status (``-N`` for signal N).
