@@ -164,8 +164,10 @@ def test_colours_are_kept_on_request(tmp_path: Path) -> None:
         assert "\x1b[31mred" in tmux.capture(escapes=True)
 
 
-def test_kill_stops_the_server_and_removes_its_socket(tmp_path: Path) -> None:
-    tmux = TmuxSession.start(["sleep", "30"], cwd=tmp_path)
+def test_kill_stops_the_server_and_the_program_and_removes_the_socket(tmp_path: Path) -> None:
+    # a program that ignores SIGHUP is killed too
+    tmux = TmuxSession.start(["sh", "-c", "trap '' HUP; echo READY; exec sleep 30"], cwd=tmp_path)
+    tmux.wait_for("READY")
     pid = tmux.pid()
     socket = Path(tmux.socket)
     assert socket.exists()
@@ -174,10 +176,9 @@ def test_kill_stops_the_server_and_removes_its_socket(tmp_path: Path) -> None:
     assert not socket.parent.exists()
     with pytest.raises(TmuxError):
         tmux.capture()
-    # the program got SIGHUP with the server: no process of that id is left running `sleep`
+    # the program got SIGHUP with the server and kill() waited for it to end
     assert (
-        not Path(f"/proc/{pid}/cmdline").exists()
-        or b"sleep" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     )
     tmux.kill()  # a second kill is harmless
 

@@ -28,6 +28,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -70,8 +71,21 @@ def default_terminal() -> str:
 
 
 def _kill_server(tmux: str, socket: str, folder: str | None) -> None:
-    """Stop a tmux server and remove its private folder; safe to call twice."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
+    """Stop a tmux server and its program and remove its private folder; safe to call twice.
+
+    tmux sends the program SIGHUP and exits at once; the program is waited for (2 s, then
+    SIGKILL) so that a test never leaves it running behind it.
+    """
+    pid = None
+    with contextlib.suppress(OSError, subprocess.SubprocessError, ValueError):
+        shown = subprocess.run(
+            [tmux, "-S", socket, "display-message", "-p", "-t", _TARGET, "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        pid = int(shown.stdout) if shown.returncode == 0 else None
         subprocess.run(
             [tmux, "-S", socket, "kill-server"],
             stdout=subprocess.DEVNULL,
@@ -79,8 +93,35 @@ def _kill_server(tmux: str, socket: str, folder: str | None) -> None:
             timeout=10,
             check=False,
         )
+    if pid is not None:
+        _wait_gone(pid, timeout=2.0)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _zombie_status(pid) is None
+
+
+def _wait_gone(pid: int, *, timeout: float) -> None:
+    """Wait for process ``pid`` to end; SIGKILL it if it is still there after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    killed = False
+    while _running(pid):
+        if time.monotonic() >= deadline:
+            if killed:
+                return
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            killed, deadline = True, time.monotonic() + 1.0
+        time.sleep(0.01)
 
 
 class TmuxSession:
@@ -317,14 +358,17 @@ class TmuxSession:
 
     def exit_status(self) -> int | None:
         """The program's exit status if it has ended (``-N`` when killed by signal N), else None."""
-        dead, status, signal = self._display(
-            "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
+        dead, status, signal, pid = self._display(
+            "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}|#{pane_pid}"
         ).split("|")
-        # tmux marks the pane dead when the terminal closes, which can come before it has
-        # collected the exit status: until then neither status nor signal is set.
-        if dead != "1" or not (status or signal):
+        if dead != "1":
             return None
-        return -int(signal) if signal else int(status)
+        if status or signal:
+            return -int(signal) if signal else int(status)
+        # tmux marks the pane dead when its terminal closes, before it has collected the exit
+        # status; and tmux 3.3 sometimes never collects it (a program that ends right after
+        # start stays a zombie). The kernel keeps a zombie's wait status in /proc.
+        return _zombie_status(int(pid)) if pid else None
 
     def wait_exit(self, timeout: float = 10.0, *, interval: float = 0.02) -> int:
         """Wait until the program ends and return its exit status (``-N`` for signal N).
@@ -379,6 +423,18 @@ class TmuxSession:
         traceback: TracebackType | None,
     ) -> None:
         self.kill()
+
+
+def _zombie_status(pid: int) -> int | None:
+    """The exit status of process ``pid`` if it is a zombie (Linux ``/proc/<pid>/stat``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()  # after "pid (comm)", which may hold spaces
+    if not fields or fields[0] != "Z":
+        return None
+    return os.waitstatus_to_exitcode(int(fields[-1]))
 
 
 def _regex(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
