@@ -38,9 +38,15 @@ with :func:`tool_call`, :func:`error_reply` (status, message, headers such as ``
 :func:`stream_error_reply` (an error event inside a 200 stream), :func:`drop_reply` (cut the
 connection after N events), :func:`deltas_reply` (a fast stream of N identical deltas for
 benchmarks), :func:`raw_reply` (exact bytes). ``delay=`` slows a stream down event by event.
+
+:class:`TmuxSession` (``knightcode.testing.tmux``, loaded on first use) runs a program in a private
+real tmux for end-to-end tests of the terminal UI: keys in, screen captures out, waits on screen
+content.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from knightcode.testing._replies import (
     Reply,
@@ -59,11 +65,15 @@ from knightcode.testing._replies import (
 )
 from knightcode.testing._server import ScriptedRequest, ScriptedServer
 
+if TYPE_CHECKING:
+    from knightcode.testing.tmux import TmuxSession
+
 __all__ = [
     "Reply",
     "ScriptUsage",
     "ScriptedRequest",
     "ScriptedServer",
+    "TmuxSession",
     "ToolCallSpec",
     "deltas_reply",
     "drop_reply",
@@ -76,3 +86,12 @@ __all__ = [
     "tool_call_reply",
     "usage",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load :class:`TmuxSession` on first use, so importing the scripted server stays light."""
+    if name == "TmuxSession":
+        from knightcode.testing.tmux import TmuxSession
+
+        return TmuxSession
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
