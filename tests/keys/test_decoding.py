@@ -12,7 +12,14 @@ from textual import events
 from textual._xterm_parser import XTermParser
 
 from knightcode._keys.syntax import KEYS
-from knightcode._keys.textual_keys import key_ids, to_key_id, to_textual
+from knightcode._keys.textual_keys import (
+    install_modify_other_keys_fix,
+    key_ids,
+    to_key_id,
+    to_textual,
+)
+
+install_modify_other_keys_fix()  # as the interactive app does at start
 
 
 def decode(raw: bytes) -> list[tuple[str, ...]]:
@@ -70,12 +77,12 @@ CASES = [
     pytest.param(b"\x1b[27;5;13~", "ctrl+enter", id="modifyOtherKeys ctrl+enter"),
     pytest.param(b"\x1b[27;5;127~", "ctrl+backspace", id="modifyOtherKeys ctrl+backspace"),
     pytest.param(b"\x1b[27;6;70~", "ctrl+shift+f", id="modifyOtherKeys ctrl+shift+F"),
-    pytest.param(
-        b"\x1b[27;3;13~",
-        "alt+enter",
-        id="modifyOtherKeys alt+enter",
-        marks=_xfail("Textual 8.2 drops the alt bit of modifyOtherKeys: reports plain enter"),
-    ),
+    # Textual 8.2 alone drops the alt bit here; install_modify_other_keys_fix keeps it.
+    pytest.param(b"\x1b[27;3;13~", "alt+enter", id="modifyOtherKeys alt+enter"),
+    pytest.param(b"\x1b[27;4;13~", "shift+alt+enter", id="modifyOtherKeys shift+alt+enter"),
+    pytest.param(b"\x1b[27;3;102~", "alt+f", id="modifyOtherKeys alt+f"),
+    pytest.param(b"\x1b[27;3;127~", "alt+backspace", id="modifyOtherKeys alt+backspace"),
+    pytest.param(b"\x1b[27;2;13~", "shift+enter", id="modifyOtherKeys shift+enter"),
     pytest.param(b"\x1b[27;5;105~", "ctrl+i", id="modifyOtherKeys ctrl+i"),
     # Legacy control characters and ESC-prefixed alt
     pytest.param(b"\x01", "ctrl+a", id="legacy ctrl+a"),
@@ -102,12 +109,8 @@ CASES = [
         id="legacy 0x08 ctrl+backspace",
         marks=_xfail("Textual 8.2 reports 0x08 as plain backspace"),
     ),
-    pytest.param(
-        b"\x1b\x7f",
-        "alt+backspace",
-        id="legacy alt+backspace",
-        marks=_xfail("Textual 8.2 reports ESC DEL as ctrl+w (also deleteWordBackward)"),
-    ),
+    pytest.param(b"\x1b\x7f", "alt+backspace", id="legacy ESC DEL alt+backspace"),
+    pytest.param(b"\x1b\r", "alt+enter", id="legacy ESC CR alt+enter (tmux)"),
     pytest.param(
         b"\x1bb",
         "alt+b",

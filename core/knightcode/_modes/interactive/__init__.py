@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -14,6 +17,8 @@ if TYPE_CHECKING:
     from knightcode._plugins.planning import LoadPlan
 
 __all__ = ["run_interactive"]
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _check_terminal() -> None:
@@ -29,6 +34,10 @@ def _check_terminal() -> None:
 async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
     """Run the terminal UI until the user quits; returns the exit status."""
     _check_terminal()
+    # The terminal's size is asked of the terminal: an exported COLUMNS/LINES is a stale
+    # snapshot that would make Textual and rich draw for the wrong width.
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
     from knightcode._config.context_files import discover_context_files
     from knightcode._keys.registry import KeyRegistry
     from knightcode._modes.interactive.app import KnightcodeApp
@@ -68,10 +77,17 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     ui = InteractiveUI(app)
     if host.context is not None:
         host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
+    loop = asyncio.get_running_loop()
+    for number in STOP_SIGNALS:
+        # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
+        # session synced, the terminal given back.
+        loop.add_signal_handler(number, app.request_shutdown)
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
         status = await app.run_async(inline=True, mouse=False)
     finally:
+        for number in STOP_SIGNALS:
+            loop.remove_signal_handler(number)
         await host.hooks.session_shutdown(reason="quit", target_session_file=None)
         if host.context is not None:
             await host.context.aclose()

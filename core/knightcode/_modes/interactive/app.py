@@ -146,6 +146,9 @@ class KnightcodeApp(App[int]):
         return editor  # type: ignore[return-value]
 
     async def on_mount(self) -> None:
+        from knightcode._keys.textual_keys import install_modify_other_keys_fix
+
+        install_modify_other_keys_fix()
         self.keyboard.enable()
         self.app_suspend_signal.subscribe(self, lambda _app: self.keyboard.disable())
         self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
@@ -567,12 +570,14 @@ class KnightcodeApp(App[int]):
                 event.stop()
                 await self._run_shortcut(shortcut)
                 return
-            action = self.registry.action_for(key_id, "main")
-            if action is not None and action.startswith("app."):
-                event.stop()
-                event.prevent_default()
-                await self.run_app_action(action)
-                return
+            # A key may serve an editor action and an app action (ctrl+d deletes forward, or
+            # exits on an empty editor): what reaches the app is for the app action.
+            for action in self.registry.actions_for(key_id, "main"):
+                if action.startswith("app."):
+                    event.stop()
+                    event.prevent_default()
+                    await self.run_app_action(action)
+                    return
 
     async def _run_shortcut(self, shortcut: object) -> None:
         import inspect

@@ -46,6 +46,9 @@ class BasicEditor(TextArea, inherit_bindings=False):
         from knightcode._keys.textual_keys import key_ids
 
         for key_id in key_ids(event):
+            actions = self.registry.actions_for(key_id, "main")
+            if ("app.exit" in actions and not self.text) or "app.clear" in actions:
+                return  # ctrl+d on an empty editor exits, ctrl+c clears: the app's
             action = self.registry.action_for(key_id, "main")
             if action == "tui.input.submit":
                 event.stop()

@@ -1,0 +1,212 @@
+"""The interactive UI used as a person uses it: typing, answers, tools, interrupting, queues,
+exiting — the real executable in a real tmux against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from knightcode.testing import text_reply, tool_call, tool_call_reply
+from tests.agent.conftest import Scripted
+from tests.interactive.conftest import Launch, requires_tmux
+
+pytestmark = requires_tmux
+
+
+def _entries(scripted: Scripted) -> list[dict[str, object]]:
+    (path,) = scripted.session_files()
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def test_type_submit_answer_and_ctrl_d_exit_with_the_session_complete(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(text_reply("Hello ", "from ", "the **scripted** model."))
+    ui = launch()
+    ui.send_text("hi there")
+    ui.send_keys("Enter")
+    ui.wait_for("Hello from the scripted model.")
+    # The answer went into the scrollback above the editor, the editor is empty again.
+    assert ui.capture().index("hi there") < ui.capture().index("Hello from")
+    ui.send_keys("C-d")
+    assert ui.wait_exit() == 0
+    messages = [e["message"] for e in _entries(scripted) if e["type"] == "message"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]  # type: ignore[index]
+    assert scripted.server.requests[0].body["messages"][-1]["content"] == "hi there"
+
+
+def test_finished_messages_stay_in_the_terminal_scrollback(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(*[text_reply(f"answer number {n}") for n in range(12)])
+    ui = launch(height=15)
+    for n in range(12):
+        ui.send_text(f"question {n}")
+        ui.send_keys("Enter")
+        ui.wait_for(f"answer number {n}")
+    history = ui.capture_history()
+    # Scrolled off the 15-line screen, but every exchange is in the terminal's own history, once.
+    lines = [line.strip() for line in history.splitlines()]
+    for n in range(12):
+        assert lines.count(f"answer number {n}") == 1, history
+    assert history.count("knightcode v") == 1
+
+
+def test_tool_output_is_collapsed_and_ctrl_o_expands_it(scripted: Scripted, launch: Launch) -> None:
+    scripted.server.add(
+        tool_call_reply([tool_call("c1", "bash", {"command": "seq 101 140"})], text="Running."),
+        text_reply("Forty lines."),
+    )
+    ui = launch(height=60)
+    ui.send_text("count")
+    ui.send_keys("Enter")
+    ui.wait_for("Forty lines.")
+    screen = ui.capture()
+    # The tail is shown, the head collapsed.
+    assert re.search(r"^\s*140\s*$", screen, re.M) and not re.search(r"^\s*101\s*$", screen, re.M)
+    assert re.search(r"more lines", screen)
+    ui.send_keys("C-o")
+    ui.wait_for(re.compile(r"^\s*101\s*$", re.M))
+
+
+def test_escape_interrupts_a_long_stream_then_a_new_prompt_is_answered(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(
+        text_reply(*[f"w{i} " for i in range(5000)], delay=0.002), text_reply("fresh answer")
+    )
+    ui = launch()
+    ui.send_text("talk a lot")
+    ui.send_keys("Enter")
+    ui.wait_for(re.compile(r"w2\d\d "))
+    ui.send_keys("Escape")
+    ui.wait_for("Interrupted")
+    ui.send_text("short please")
+    ui.send_keys("Enter")
+    ui.wait_for("fresh answer")
+    last = scripted.server.requests[-1].body["messages"]
+    assert last[-1]["content"] == "short please"
+    # The interrupted answer is recorded (and, like the reference, not sent back to the model).
+    stops = [
+        e["message"].get("stopReason")  # type: ignore[union-attr]
+        for e in _entries(scripted)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"  # type: ignore[index]
+    ]
+    assert stops == ["aborted", "stop"]
+
+
+def test_enter_while_working_steers_and_alt_enter_queues_a_follow_up(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(
+        tool_call_reply(
+            [tool_call("c1", "bash", {"command": "sleep 1; echo slept"})], text="Sleeping."
+        ),
+        text_reply("saw the steering"),
+        text_reply("saw the follow-up"),
+    )
+    ui = launch()
+    ui.send_text("start")
+    ui.send_keys("Enter")
+    ui.wait_for("Sleeping.")
+    ui.send_text("steer this way")
+    ui.send_keys("Enter")
+    ui.wait_for("Steering: steer this way")
+    ui.send_text("and then this")
+    ui.send_keys("M-Enter")
+    ui.wait_for("Follow-up: and then this")
+    ui.wait_for("saw the follow-up", timeout=20)
+    bodies = [r.body["messages"] for r in scripted.server.requests]
+    assert bodies[1][-1]["content"] == "steer this way" or any(
+        m.get("content") == "steer this way" for m in bodies[1]
+    )
+    assert bodies[2][-1]["content"] == "and then this"
+
+
+def test_alt_up_brings_queued_messages_back_to_the_editor(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(text_reply(*["z"] * 3000, delay=0.005), text_reply("unused"))
+    ui = launch()
+    ui.send_text("go")
+    ui.send_keys("Enter")
+    ui.wait_for("Working")
+    ui.send_text("queued one")
+    ui.send_keys("M-Enter")
+    ui.wait_for("Follow-up: queued one")
+    ui.send_keys("M-Up")
+    ui.wait_gone("Follow-up: queued one")
+    ui.wait_for(re.compile(r"│ queued one"))
+    ui.send_keys("Escape")
+    ui.wait_for("Interrupted")
+    assert len(scripted.server.requests) == 1  # the follow-up was taken back, never sent
+
+
+def test_model_switch_by_name_is_used_for_the_next_request(
+    scripted: Scripted, launch: Launch
+) -> None:
+    models = json.loads((scripted.agent_dir / "models.json").read_text())
+    provider = models["providers"]["scripted"]
+    provider["models"].append({"id": "other-model", "contextWindow": 8000, "maxTokens": 1000})
+    (scripted.agent_dir / "models.json").write_text(json.dumps(models))
+    scripted.server.add(text_reply("from the other one"))
+    ui = launch()
+    ui.send_text("/model scripted/other-model")
+    ui.send_keys("Enter")
+    ui.wait_for("Model: scripted/other-model")
+    ui.wait_for(re.compile(r"scripted/other-model\s*$", re.M))  # the footer
+    ui.send_text("hello")
+    ui.send_keys("Enter")
+    ui.wait_for("from the other one")
+    assert scripted.server.requests[-1].body["model"] == "other-model"
+    settings = json.loads((scripted.agent_dir / "settings.json").read_text())
+    assert settings["defaultModel"] == "other-model"  # remembered for the next start
+
+
+def test_shell_commands_run_and_double_bang_stays_out_of_the_context(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(text_reply("noted"))
+    ui = launch()
+    ui.send_text("!echo visible-output")
+    ui.send_keys("Enter")
+    ui.wait_for(re.compile(r"^visible-output", re.M))
+    ui.send_text("!!echo hidden-output")
+    ui.send_keys("Enter")
+    ui.wait_for(re.compile(r"^hidden-output", re.M))
+    ui.send_text("what did you see")
+    ui.send_keys("Enter")
+    ui.wait_for("noted")
+    sent = json.dumps(scripted.server.requests[-1].body["messages"])
+    assert "visible-output" in sent and "hidden-output" not in sent
+
+
+def test_ctrl_c_clears_then_a_second_ctrl_c_exits(scripted: Scripted, launch: Launch) -> None:
+    ui = launch()
+    ui.send_text("draft text")
+    ui.wait_for("draft text")
+    ui.send_keys("C-c")
+    ui.wait_gone("draft text")
+    ui.send_keys("C-c", "C-c")
+    assert ui.wait_exit() == 0
+
+
+def test_starting_with_a_message_submits_it(scripted: Scripted, launch: Launch) -> None:
+    (scripted.project / "spec.txt").write_text("the spec says 42\n")
+    scripted.server.add(text_reply("read your spec"))
+    ui = launch("summarise", "@spec.txt")
+    ui.wait_for("read your spec")
+    sent = scripted.server.requests[0].body["messages"][-1]["content"]
+    assert "the spec says 42" in sent and "summarise" in sent
+
+
+def test_without_a_terminal_model_the_ui_still_opens_and_says_how_to_get_one(
+    scripted: Scripted, launch: Launch
+) -> None:
+    (scripted.agent_dir / "models.json").unlink()
+    ui = launch(ready="no model", model=None)
+    ui.wait_for("/login adds an API key")
+    ui.send_text("hello")
+    ui.send_keys("Enter")
+    ui.wait_for(re.compile(r"No model is available yet.*\n(.*\n)*.*No model is available", re.S))
+    assert scripted.server.requests == []
