@@ -210,3 +210,42 @@ def test_without_a_terminal_model_the_ui_still_opens_and_says_how_to_get_one(
     ui.send_keys("Enter")
     ui.wait_for(re.compile(r"No model is available yet.*\n(.*\n)*.*No model is available", re.S))
     assert scripted.server.requests == []
+
+
+def test_ctrl_z_suspends_to_the_shell_and_fg_brings_the_ui_back(scripted: Scripted) -> None:
+    import shlex
+    import sys
+
+    from knightcode.testing import TmuxSession
+    from tests.interactive.conftest import READY
+
+    scripted.server.add(text_reply("back again"))
+    environment = scripted.env(PS1="shell$ ")
+    environment.pop("NO_COLOR", None)
+    command = shlex.join([sys.executable, "-m", "knightcode", "--model", READY])
+    with TmuxSession.start(["bash", "--norc", "--noprofile", "-i"], env=environment) as shell:
+        shell.wait_for(re.compile(r"^shell\$", re.M))
+        shell.send_text(command)
+        shell.send_keys("Enter")
+        shell.wait_for(re.compile(re.escape(READY) + r"\s*$", re.M), timeout=20)
+        shell.send_keys("C-z")
+        shell.wait_for(re.compile(r"Stopped.*\n.*shell\$", re.S))
+        shell.send_text("fg")
+        shell.send_keys("Enter")
+        shell.wait_for(re.compile(r"shell\$ fg\n(.*\n)*╰─+╯\n.*\n.*" + re.escape(READY), re.M))
+        shell.send_text("resumed")
+        shell.send_keys("Enter")
+        shell.wait_for("back again")
+        shell.send_keys("C-d")
+        shell.wait_for(re.compile(r"^shell\$\s*$", re.M))
+
+
+def test_a_resize_lays_the_ui_out_again(scripted: Scripted, launch: Launch) -> None:
+    scripted.server.add(text_reply("narrow answer"))
+    ui = launch(width=100)
+    ui.resize(60, 20)
+    ui.wait_for(re.compile(r"^╰─{58}╯$", re.M))  # the editor's box follows the new width
+    ui.send_text("hello")
+    ui.send_keys("Enter")
+    ui.wait_for("narrow answer")
+    assert all(len(line) <= 60 for line in ui.capture().splitlines())

@@ -77,7 +77,14 @@ async def _exit(app: KnightcodeApp) -> None:
 
 
 async def _suspend(app: KnightcodeApp) -> None:
-    app.action_suspend_process()
+    import os
+    import signal
+
+    from knightcode._modes.interactive.terminal import handed_back
+
+    with handed_back(app, app.keyboard):
+        # The process stops here and goes on when the shell continues it (fg).
+        os.kill(os.getpid(), signal.SIGTSTP)
 
 
 async def _follow_up(app: KnightcodeApp) -> None:

@@ -15,8 +15,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-__all__ = ["KeyboardModes"]
+if TYPE_CHECKING:
+    from textual.app import App
+
+__all__ = ["KeyboardModes", "handed_back"]
 
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;2m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
@@ -47,3 +52,32 @@ class KeyboardModes:
         if self._on:
             self._write(MODIFY_OTHER_KEYS_OFF)
             self._on = False
+
+
+@contextlib.contextmanager
+def handed_back(app: App[int], keyboard: KeyboardModes) -> Iterator[None]:
+    """Give the terminal back for a while (``ctrl+z``, the external editor, a login flow that
+    runs a program) and take it again: Textual's inline driver cannot suspend on its own.
+
+    The live region is cleared (the transcript above it stays), the terminal's modes are
+    restored as they were before knightcode started, and on the way back the region is drawn
+    afresh where the cursor then is.
+    """
+    driver = app._driver
+    if driver is None:
+        yield
+        return
+    from textual.geometry import Offset
+
+    x, y = app._previous_cursor_position
+    driver.write(f"\x1b[{x}D" * bool(x) + f"\x1b[{y}A" * bool(y) + "\r\x1b[J\x1b[?25h")
+    driver.flush()
+    keyboard.disable()
+    driver.stop_application_mode()
+    try:
+        yield
+    finally:
+        driver.start_application_mode()
+        keyboard.enable()
+        app._previous_cursor_position = Offset(0, 0)
+        app.refresh(layout=True)
