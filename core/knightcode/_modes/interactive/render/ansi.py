@@ -17,7 +17,7 @@ from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
 from rich.style import Style
 
-__all__ = ["ColorSystem", "line_count", "render_segments", "to_ansi"]
+__all__ = ["ColorSystem", "is_blank", "line_count", "render_segments", "to_ansi"]
 
 ColorSystem = Literal["standard", "256", "truecolor", "windows"]
 
@@ -67,6 +67,14 @@ def _rstrip(line: list[Segment]) -> list[Segment]:
             return [*line[: end - 1], Segment(stripped, segment.style)]
         end -= 1
     return line[:end]
+
+
+def is_blank(line: list[Segment]) -> bool:
+    """Whether a rendered line shows nothing (spaces without a background count as nothing)."""
+    return all(
+        segment.control or (not segment.text.strip() and not _visible_trailing(segment.style))
+        for segment in line
+    )
 
 
 def render_segments(renderable: RenderableType, width: int) -> list[list[Segment]]:

@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from knightcode._modes.interactive.render.ansi import is_blank
 from knightcode._modes.interactive.render.options import RenderOptions
 from knightcode._tools.image_info import image_dimensions
 from knightcode._types.messages import ImageContent, TextContent
@@ -23,6 +24,7 @@ from knightcode._types.messages import ImageContent, TextContent
 __all__ = [
     "Clipped",
     "Gutter",
+    "Trimmed",
     "clip_head",
     "clip_tail",
     "display_path",
@@ -65,6 +67,31 @@ class Gutter:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(1, options.max_width)
+
+
+class Trimmed:
+    """``inner`` without the blank lines rich puts before or after some blocks (a list, a quote
+    and a table start with one), so every transcript item starts and ends with its content and
+    the transcript alone decides the spacing between items.
+    """
+
+    def __init__(self, inner: RenderableType) -> None:
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.inner, options, pad=False)
+        start, end = 0, len(lines)
+        while start < end and is_blank(lines[start]):
+            start += 1
+        while end > start and is_blank(lines[end - 1]):
+            end -= 1
+        newline = Segment.line()
+        for line in lines[start:end]:
+            yield from line
+            yield newline
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.inner)
 
 
 def sanitize(text: str) -> str:

@@ -14,10 +14,12 @@ from typing import Literal
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.style import Style
 from rich.text import Text
 
 from knightcode._modes.interactive.render.blocks import (
     Gutter,
+    Trimmed,
     clip_tail,
     more_lines_hint,
     sanitize,
@@ -71,19 +73,18 @@ def render_user(message: UserMessage, o: RenderOptions) -> RenderableType:
     return Padding(body, (1, 2), style=o.theme.user_message, expand=True)
 
 
-def render_assistant_text(text: str, o: RenderOptions) -> Markdown:
+def render_assistant_text(text: str, o: RenderOptions) -> RenderableType:
     """Assistant markdown with syntax-highlighted code blocks (``theme.code_theme``).
 
     Used for a whole text block and, while streaming, for each completed block and the open tail
     from :class:`..markdown_stream.StreamingMarkdown`. Links show their address in the text:
     the scrollback may sit in a terminal without hyperlink support.
     """
-    return Markdown(
-        text,
-        code_theme=o.theme.code_theme,
-        style=o.theme.assistant_text,
-        hyperlinks=False,
-    )
+    return _markdown(text, o.theme.assistant_text, o)
+
+
+def _markdown(text: str, style: Style, o: RenderOptions) -> RenderableType:
+    return Trimmed(Markdown(text, code_theme=o.theme.code_theme, style=style, hyperlinks=False))
 
 
 def _thinking_summary(thinking: str) -> str:
@@ -101,9 +102,7 @@ def render_thinking(block: ThinkingContent | str, o: RenderOptions) -> Renderabl
     if redacted:
         return Text("Thinking… (redacted by the provider)", style=style)
     if o.show_thinking and thinking.strip():
-        return Markdown(
-            thinking.strip(), code_theme=o.theme.code_theme, style=style, hyperlinks=False
-        )
+        return _markdown(thinking.strip(), style, o)
     line = Text("Thinking…", style=style, no_wrap=True, overflow="ellipsis")
     summary = _thinking_summary(thinking)
     if summary:
@@ -198,11 +197,7 @@ def render_custom(message: CustomMessage, o: RenderOptions) -> RenderableType | 
     text, images = text_and_images(message["content"])
     rows: list[RenderableType] = [Text(f"[{message['customType']}]", style=theme.custom_label)]
     if text.strip():
-        rows.append(
-            Markdown(
-                text.strip(), code_theme=theme.code_theme, style=theme.custom_text, hyperlinks=False
-            )
-        )
+        rows.append(_markdown(text.strip(), theme.custom_text, o))
     rows += [Text(placeholder, style=theme.muted) for placeholder in images]
     return Gutter(Group(*rows), theme.custom_label)
 
@@ -215,7 +210,7 @@ def _summary(label: Text, collapsed: str, summary: str, o: RenderOptions) -> Ren
         line.append(o.expand_hint, style=theme.accent)
         line.append(" to expand)", style=theme.muted)
         return Gutter(line, theme.summary)
-    body = Markdown(summary, code_theme=theme.code_theme, style=theme.custom_text, hyperlinks=False)
+    body = _markdown(summary, theme.custom_text, o)
     return Gutter(Group(label, Text(""), body), theme.summary)
 
 
