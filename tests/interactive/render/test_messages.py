@@ -190,6 +190,8 @@ def test_bash_execution_markers_cancelled_truncated_and_excluded():
     )
     shown = lines(render_bash_execution(message, opts()))
     assert shown[0] == "▌ $ make test  (not sent to the model)"
+    header = render_bash_execution(message, opts())
+    assert style_of(header, "$ make").bold and not style_of(header, "(not sent").bold
     assert shown[-1] == "▌ cancelled · output truncated; full output: /tmp/out.log"
 
 
@@ -253,7 +255,11 @@ def test_branch_summary_collapsed_and_expanded():
 
 
 def test_notices_carry_their_level_colour():
-    assert lines(render_notice("saved", "info", opts())) == ["• saved"]
+    info = render_notice("saved", "info", opts())
+    assert lines(info) == ["• saved"]
+    assert (
+        color(style_of(info, "•")) == color(DARK.accent) and color(style_of(info, "saved")) is None
+    )
     warning = render_notice("slow", "warning", opts())
     error = render_notice("failed", "error", opts())
     assert color(style_of(warning, "slow")) == color(DARK.warning)

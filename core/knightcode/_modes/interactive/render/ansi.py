@@ -46,7 +46,7 @@ def _visible_trailing(style: Style | None) -> bool:
     if style is None:
         return False
     return bool(
-        style.bgcolor is not None
+        (style.bgcolor is not None and not style.bgcolor.is_default)
         or style.reverse
         or style.underline
         or style.strike

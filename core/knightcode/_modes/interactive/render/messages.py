@@ -157,7 +157,8 @@ def render_bash_execution(
     ``running``: the command has not finished (output so far, no exit status yet).
     """
     theme = o.theme
-    header = Text(f"$ {message['command']}", style=theme.bash_mode + theme.tool_title)
+    header = Text()
+    header.append(f"$ {sanitize(message['command'])}", style=theme.bash_mode + theme.tool_title)
     if message.get("excludeFromContext"):
         header.append("  (not sent to the model)", style=theme.muted)
     rows: list[RenderableType] = [header]
@@ -221,14 +222,16 @@ def render_compaction_summary(
     the summary the model now sees instead of the earlier messages.
     """
     tokens = f"{message['tokensBefore']:,}"
-    label = Text("Compaction", style=o.theme.summary + o.theme.tool_title)
+    label = Text()
+    label.append("Compaction", style=o.theme.summary + o.theme.tool_title)
     return _summary(label, f"· compacted from {tokens} tokens", message["summary"], o)
 
 
 def render_branch_summary(message: BranchSummaryMessage, o: RenderOptions) -> RenderableType:
     """The summary of a branch left with ``/tree``: collapsed, one line; expanded, the summary."""
     words = len(message["summary"].split())
-    label = Text("Branch summary", style=o.theme.summary + o.theme.tool_title)
+    label = Text()
+    label.append("Branch summary", style=o.theme.summary + o.theme.tool_title)
     return _summary(label, f"· {words:,} words", message["summary"], o)
 
 
@@ -240,7 +243,8 @@ def render_notice(text: str, level: NoticeLevel, o: RenderOptions) -> Text:
         "warning": ("!", theme.warning),
         "error": ("✗", theme.error),
     }[level]
-    line = Text(f"{mark} ", style=style)
+    line = Text()
+    line.append(f"{mark} ", style=style)
     line.append(sanitize(text).rstrip("\n"), style=theme.text if level == "info" else style)
     return line
 

@@ -78,7 +78,10 @@ def _detail(details: object, key: str) -> object:
 
 
 def _title(name: str, o: RenderOptions) -> Text:
-    return Text(name, style=o.theme.tool_title)
+    # The title styles its span only: what is appended after it keeps its own style.
+    title = Text()
+    title.append(name, style=o.theme.tool_title)
+    return title
 
 
 def _path_text(path: str, o: RenderOptions, default: str = "…") -> Text:
