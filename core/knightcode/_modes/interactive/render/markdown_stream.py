@@ -152,7 +152,10 @@ class StreamingMarkdown:
         fence = self._fence
         if fence is not None:
             if self._list and fence.indent > 0 and body.strip() and _indent(body) < fence.indent:
-                self._fence = None  # the list item ended, and its code block with it
+                # The list item ended, and its code block with it; blank lines before this
+                # line were the block's, and now separate the list from what follows.
+                self._fence = None
+                self._gap = not self._block[-1].strip()
             else:
                 self._block.append(line)
                 if _closes(body, fence):
