@@ -21,7 +21,7 @@ def test_plain_output_has_no_escapes_and_no_trailing_padding():
 
 
 def test_colour_output_styles_text_but_pads_nothing_unstyled():
-    out = to_ansi(Text("warn", style="bold red") + Text(" tail"), 40)
+    out = to_ansi(Text.assemble(("warn", "bold red"), " tail"), 40)
     assert "\x1b[1;31mwarn" in out
     assert out.endswith(" tail\n")
 
