@@ -29,13 +29,14 @@ from textual.widgets import Static
 from knightcode._modes.interactive.basic_editor import BasicEditor
 from knightcode._modes.interactive.scrollback import Scrollback
 from knightcode._modes.interactive.terminal import KeyboardModes
-from knightcode._modes.interactive.transcript import Item, Transcript, ViewOptions
+from knightcode._modes.interactive.transcript import Item, Transcript, Turn
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Sequence
     from pathlib import Path
 
     from rich.console import RenderableType
+    from textual.timer import Timer
 
     from knightcode._abort import AbortSignal
     from knightcode._agent.session import AgentSession
@@ -44,15 +45,17 @@ if TYPE_CHECKING:
     from knightcode._config.settings import SettingsModel
     from knightcode._keys.registry import KeyRegistry
     from knightcode._modes.attachments import Prompts
+    from knightcode._modes.interactive.render import RenderOptions
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
     from knightcode._plugins.results import CompactionVerdict
     from knightcode._types.events import SessionEvent
-    from knightcode._types.messages import ImageContent
+    from knightcode._types.messages import AssistantContent, ImageContent
 
 __all__ = ["KnightcodeApp"]
 
 LIVE_FPS = 30
+RESIZE_SETTLE_SECONDS = 0.15
 NO_MODEL_HELP = (
     "No model is available yet. /login adds an API key, /model picks a model, "
     "/llama loads a local one (llama.cpp)."
@@ -109,7 +112,7 @@ class KnightcodeApp(App[int]):
         self._initial = initial
         self.scrollback = Scrollback(self)
         self.keyboard = KeyboardModes()
-        self.transcript = Transcript(self._write_item, self._live_dirty, self._render_item)
+        self.transcript = Transcript(self._write_item, self._live_dirty, _Renderers(self))
         self._header = header
         self._dirty = False
         self._status_text = ""
@@ -124,6 +127,8 @@ class KnightcodeApp(App[int]):
         self._tasks: set[asyncio.Task[None]] = set()
         self.shell_signal: AbortSignal | None = None
         self._escape_pressed_at = 0.0
+        self._printed_width = 0
+        self._reprint_timer: Timer | None = None
         self.exit_status = 0
         from knightcode._modes.interactive.dialog_host import DialogHost
 
@@ -159,6 +164,7 @@ class KnightcodeApp(App[int]):
         self._unsubscribe = self.agent.subscribe(self._on_event)
         self.set_interval(1 / LIVE_FPS, self._tick)
         self._update_footer()
+        self._printed_width = self.size.width
         self.query_one("#editor").focus()
         if self._resume_at_start:
             self.spawn(self._resume_or_quit())
@@ -189,35 +195,44 @@ class KnightcodeApp(App[int]):
 
     # --- transcript -------------------------------------------------------------------------
 
-    def _render_item(self, item: Item, options: ViewOptions) -> RenderableType:
-        from knightcode._modes.interactive.view import render_item
+    def render_options(self) -> RenderOptions:
+        """How the transcript is drawn now: the terminal width, the toggles, the user's keys."""
+        from knightcode._modes.interactive.render import RenderOptions
 
-        return render_item(item, options)
+        view = self.transcript.options
+        keys = self.registry.keys_for("app.tools.expand")
+        return RenderOptions(
+            width=self.size.width if self.is_running and self.size.width else 80,
+            expand_tools=view.expand_tools,
+            show_thinking=view.show_thinking,
+            cwd=self.agent.cwd,
+            expand_hint=keys[0] if keys else "app.tools.expand",
+        )
 
-    def _write_item(self, renderable: RenderableType) -> None:
-        self.scrollback.write(self._to_ansi(renderable))
+    def _write_item(self, renderable: RenderableType | None) -> None:
+        if renderable is not None:
+            # One blank line after every item, as between paragraphs.
+            self.scrollback.write(self._to_ansi(renderable) + "\n")
 
     def _to_ansi(self, renderable: RenderableType) -> str:
-        from io import StringIO
+        from knightcode._modes.interactive.render import to_ansi
 
-        from rich.console import Console
+        return to_ansi(renderable, self.render_options().width).rstrip("\n")
 
-        width = self.size.width if self.is_running and self.size.width else 80
-        buffer = StringIO()
-        console = Console(
-            file=buffer,
-            width=width,
-            force_terminal=True,
-            color_system="truecolor",
-            legacy_windows=False,
-            soft_wrap=False,
-        )
-        console.print(renderable, end="")
-        return buffer.getvalue().rstrip("\n")
+    def on_resize(self, event: events.Resize) -> None:
+        # Textual's inline driver clears the screen on a resize; print the transcript again at
+        # the new width (once the resizing settled), as the reference re-renders on resize.
+        width = event.size.width
+        if width == self._printed_width:
+            return
+        self._printed_width = width
+        if self._reprint_timer is not None:
+            self._reprint_timer.stop()
+        self._reprint_timer = self.set_timer(RESIZE_SETTLE_SECONDS, self.reprint)
 
     def reprint(self) -> None:
-        """Print the whole transcript again (the view options changed)."""
-        rendered = [self._to_ansi(r) for r in self.transcript.rendered_items()]
+        """Print the whole transcript again (the view options or the width changed)."""
+        rendered = [self._to_ansi(r) + "\n" for r in self.transcript.rendered_items()]
         self.scrollback.write("\n".join(rendered), reprint=True)
 
     def _live_dirty(self) -> None:
@@ -230,16 +245,17 @@ class KnightcodeApp(App[int]):
         if not self._dirty:
             return
         self._dirty = False
-        from knightcode._modes.interactive.view import render_turn
+        from knightcode._modes.interactive.view import render_live
 
-        turns = self.transcript.turns
-        if not turns:
+        options = self.render_options()
+        parts = [render_live(turn, options) for turn in self.transcript.turns]
+        shown = [part for part in parts if part is not None]
+        if not shown:
             self._show("#live", None)
             return
         from rich.console import Group
 
-        renderable = Group(*(render_turn(turn, self.transcript.options) for turn in turns))
-        self._show("#live", self._last_lines(renderable))
+        self._show("#live", self._last_lines(Group(*shown)))
 
     def _last_lines(self, renderable: RenderableType) -> RenderableType:
         """The last screenful of ``renderable`` (the rest is still being written)."""
@@ -631,3 +647,30 @@ class KnightcodeApp(App[int]):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.agent.wait_idle(), 5)
         self.exit(status)
+
+
+class _Renderers:
+    """The transcript's renderers, bound to the app's current width and toggles."""
+
+    def __init__(self, app: KnightcodeApp) -> None:
+        self._app = app
+
+    def item(self, item: Item) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_item
+
+        return render_item(item, self._app.render_options())
+
+    def markdown(self, text: str) -> RenderableType | None:
+        from knightcode._modes.interactive.render import render_assistant_text
+
+        return render_assistant_text(text.strip(), self._app.render_options())
+
+    def block(self, block: AssistantContent) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_block
+
+        return render_block(block, self._app.render_options())
+
+    def tools_and_stop(self, turn: Turn) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_tools_and_stop
+
+        return render_tools_and_stop(turn, self._app.render_options())

@@ -5,16 +5,20 @@ assistant message when it ended and every tool it called has its result, a summa
 Finished items are rendered once and written above the live region (:mod:`.scrollback`); they
 are also kept, so that toggling thinking or tool output can print the transcript again.
 
-The live part is the assistant message being streamed with its running tools. A delta only
-stores the message and marks the view dirty (constant work per delta); the live region is
-re-rendered by a timer at most ``LIVE_FPS`` times a second, and only its last screenful.
+The live part is the assistant message being streamed with its running tools. Its text goes
+through :class:`~.render.StreamingMarkdown`: a delta costs work proportional to its own length,
+each top-level block (paragraph, list, code block…) is printed to the scrollback once as soon as
+it is complete, and the live region re-renders only the open block — by a timer, at most
+``LIVE_FPS`` times a second. The cost of a delta does not grow with the answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from knightcode._modes.interactive.render import StreamingMarkdown
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -22,13 +26,14 @@ if TYPE_CHECKING:
     from knightcode._types.events import SessionEvent
     from knightcode._types.messages import (
         AgentMessage,
+        AssistantContent,
         AssistantMessage,
         ToolCall,
         ToolResult,
         ToolResultMessage,
     )
 
-__all__ = ["Transcript", "ViewOptions"]
+__all__ = ["Renderers", "Transcript", "ViewOptions"]
 
 NoticeLevel = Literal["info", "warning", "error"]
 
@@ -45,13 +50,20 @@ class ViewOptions:
 
 @dataclass
 class Turn:
-    """An assistant message and the results of the tools it called."""
+    """An assistant message and the results of the tools it called.
+
+    ``printed`` content blocks are in the scrollback already; ``stream`` splits the text block
+    at ``stream_index`` while it streams.
+    """
 
     message: AssistantMessage
     results: dict[str, ToolResultMessage] = field(default_factory=dict)
     partial: dict[str, ToolResult] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
     ended: bool = False
+    printed: int = 0
+    stream: StreamingMarkdown | None = None
+    stream_index: int = -1
 
     def calls(self) -> list[ToolCall]:
         return [block for block in self.message["content"] if block["type"] == "toolCall"]
@@ -59,6 +71,18 @@ class Turn:
     @property
     def finished(self) -> bool:
         return self.ended and all(call["id"] in self.results for call in self.calls())
+
+
+class Renderers(Protocol):
+    """How the transcript gets its pieces drawn (the app binds width, theme and toggles)."""
+
+    def item(self, item: Item) -> RenderableType | None: ...
+
+    def markdown(self, text: str) -> RenderableType | None: ...
+
+    def block(self, block: AssistantContent) -> RenderableType | None: ...
+
+    def tools_and_stop(self, turn: Turn) -> RenderableType | None: ...
 
 
 @dataclass
@@ -76,20 +100,20 @@ class Item:
 class Transcript:
     """Turns session events into finished items and a live renderable.
 
-    :param emit: writes a finished item's renderable to the scrollback
+    :param emit: writes a renderable to the scrollback (None: nothing to show)
     :param live_changed: called (cheaply) when the live part changed; the app re-renders later
-    :param render_item: renders an item with the current view options
+    :param render: the app's renderers at the current width and view options
     """
 
     def __init__(
         self,
-        emit: Callable[[RenderableType], None],
+        emit: Callable[[RenderableType | None], None],
         live_changed: Callable[[], None],
-        render_item: Callable[[Item, ViewOptions], RenderableType],
+        render: Renderers,
     ) -> None:
         self._emit = emit
         self._live_changed = live_changed
-        self._render_item = render_item
+        self._render = render
         self.options = ViewOptions()
         self.items: list[Item] = []
         self.turns: list[Turn] = []  # live, oldest first
@@ -99,7 +123,7 @@ class Transcript:
     def add(self, item: Item) -> None:
         """Keep ``item`` and write it to the scrollback."""
         self.items.append(item)
-        self._emit(self._render_item(item, self.options))
+        self._emit(self._render.item(item))
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.add(Item("notice", text=text, level=level))
@@ -109,7 +133,8 @@ class Transcript:
 
     def rendered_items(self) -> list[RenderableType]:
         """Every finished item rendered with the current options (for a reprint)."""
-        return [self._render_item(item, self.options) for item in self.items]
+        rendered = (self._render.item(item) for item in self.items)
+        return [r for r in rendered if r is not None]
 
     def load(self, messages: list[AgentMessage]) -> None:
         """Show a session's existing messages (start-up, resume, tree navigation)."""
@@ -147,13 +172,21 @@ class Transcript:
                 self.add(Item("message", message=message))
         elif event["type"] == "message_update":
             if self.turns:
-                self.turns[-1].message = event["message"]
+                turn = self.turns[-1]
+                turn.message = event["message"]
+                update = event["assistantMessageEvent"]
+                if update["type"] == "text_delta":
+                    self._stream_text(turn, update["contentIndex"], update["delta"])
+                elif update["type"] == "text_end" and turn.stream_index == update["contentIndex"]:
+                    self._end_stream(turn)
                 self._live_changed()
         elif event["type"] == "message_end":
             message = event["message"]
             if message["role"] == "assistant" and self.turns:
-                self.turns[-1].message = message
-                self.turns[-1].ended = True
+                turn = self.turns[-1]
+                turn.message = message
+                turn.ended = True
+                self._print_text_blocks(turn, len(message["content"]))
                 self._flush_finished()
             elif message["role"] == "toolResult":
                 for turn in self.turns:
@@ -174,10 +207,48 @@ class Transcript:
         elif event["type"] == "agent_end":
             self.flush_all()
 
+    # --- streaming ----------------------------------------------------------------------------
+
+    def _stream_text(self, turn: Turn, index: int, delta: str) -> None:
+        if turn.stream is None or turn.stream_index != index:
+            if turn.stream is not None:
+                self._end_stream(turn)
+            self._print_text_blocks(turn, index)  # thinking before this text, printed in order
+            turn.stream, turn.stream_index = StreamingMarkdown(), index
+        turn.stream.append(delta)
+        for block in turn.stream.take_completed():
+            if block.strip():
+                self._emit(self._render.markdown(block))
+
+    def _end_stream(self, turn: Turn) -> None:
+        if turn.stream is None:
+            return
+        for block in turn.stream.finish():
+            self._emit(self._render.markdown(block))
+        turn.printed = max(turn.printed, turn.stream_index + 1)
+        turn.stream, turn.stream_index = None, -1
+
+    def _print_text_blocks(self, turn: Turn, upto: int) -> None:
+        """Print the thinking and text blocks before ``upto`` not printed yet (tool calls wait
+        for their results).
+        """
+        self._end_stream(turn)
+        content = turn.message["content"]
+        for index in range(turn.printed, min(upto, len(content))):
+            block = content[index]
+            if block["type"] != "toolCall":
+                self._emit(self._render.block(block))
+        turn.printed = max(turn.printed, min(upto, len(content)))
+
+    def _finish_turn(self, turn: Turn) -> None:
+        self._print_text_blocks(turn, len(turn.message["content"]))
+        self._emit(self._render.tools_and_stop(turn))
+        self.items.append(Item("turn", turn=turn))  # kept for reprints; printed piece by piece
+
     def _flush_finished(self) -> None:
         # In order: a finished turn waits behind an unfinished older one.
         while self.turns and self.turns[0].finished:
-            self.add(Item("turn", turn=self.turns.pop(0)))
+            self._finish_turn(self.turns.pop(0))
         self._live_changed()
 
     def flush_all(self) -> None:
@@ -185,5 +256,5 @@ class Transcript:
         while self.turns:
             turn = self.turns.pop(0)
             turn.ended = True
-            self.add(Item("turn", turn=turn))
+            self._finish_turn(turn)
         self._live_changed()
