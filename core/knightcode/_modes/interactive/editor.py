@@ -22,7 +22,7 @@ from typing import Literal
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
-from textual.widgets.text_area import Location
+from textual.widgets.text_area import Location, Selection
 from textual.worker import Worker, WorkerState
 
 from knightcode._keys.actions import MAIN, SELECT
@@ -564,7 +564,12 @@ class PromptEditor(TextArea, inherit_bindings=False):
     def _undo(self) -> bool:
         self._close_completion()
         self.prompt_history.reset()
-        self.undo()
+        if self.history.undo_stack:
+            # Textual 8.2.8 re-checks the scrollbars while undoing, with the cursor still where
+            # the undone edit left it: outside a document that shrank, which raises.  The undo
+            # restores the cursor of its edit anyway.
+            self.selection = Selection.cursor((0, 0))
+            self.undo()
         return True
 
     def _new_line(self) -> bool:

@@ -74,7 +74,13 @@ def list_project_files(root: Path, *, rg: str | None = None, git: str | None = N
         argv = [git_path, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
         listed = _run_lister(argv, root)
         if listed is not None:
-            return [name for name in listed if (root / name).is_file()]
+            # Hidden paths are left out, as ripgrep does; deleted files stay listed by git.
+            return [
+                name
+                for name in listed
+                if not any(part.startswith(".") for part in name.split("/"))
+                and (root / name).is_file()
+            ]
     return _walk(root)
 
 
