@@ -438,21 +438,9 @@ class PromptEditor(TextArea, inherit_bindings=False):
         return True
 
     def _jump_to(self, char: str, direction: Direction) -> None:
-        row, col = self.cursor_location
-        lines = self.text.split("\n")
-        if direction == "forward":
-            for index in range(row, len(lines)):
-                found = lines[index].find(char, col + 1 if index == row else 0)
-                if found != -1:
-                    self.move_cursor((index, found))
-                    return
-        else:
-            for index in range(row, -1, -1):
-                end = col if index == row else len(lines[index])
-                found = lines[index].rfind(char, 0, max(0, end))
-                if found != -1:
-                    self.move_cursor((index, found))
-                    return
+        target = words.find_char(self.text.split("\n"), self.cursor_location, char, direction)
+        if target is not None:
+            self.move_cursor(target)
 
     # --- editing ------------------------------------------------------------------------------
 
@@ -509,26 +497,12 @@ class PromptEditor(TextArea, inherit_bindings=False):
         """Delete a word or to the line's start/end into the kill ring (a newline when the
         cursor is already at the line's edge), growing the last entry after another kill.
         """
-        row, col = self.cursor_location
-        line = self._row_text
-        start: Location
-        end: Location
-        if backward:
-            if col == 0:
-                if row == 0:
-                    return True
-                start, end = (row - 1, len(self.document[row - 1])), (row, 0)
-            else:
-                target = words.word_left(line, col) if unit == "word" else 0
-                start, end = (row, target), (row, col)
-        else:
-            if col >= len(line):
-                if row >= self.document.line_count - 1:
-                    return True
-                start, end = (row, col), (row + 1, 0)
-            else:
-                target = words.word_right(line, col) if unit == "word" else len(line)
-                start, end = (row, col), (row, target)
+        span = words.kill_range(
+            self.text.split("\n"), self.cursor_location, unit, backward=backward
+        )
+        if span is None:
+            return True
+        start, end = span
         killed = self.get_text_range(start, end)
         self.kill_ring.push(killed, prepend=backward, accumulate=self._last_before == "kill")
         self.history.checkpoint()
