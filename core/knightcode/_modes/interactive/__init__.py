@@ -1,0 +1,1 @@
+"""Interactive mode: the terminal UI (Textual), imported only when it starts."""
