@@ -14,7 +14,14 @@ T = TypeVar("T")
 
 
 class Host(App[None], Generic[T]):
-    """Mounts one dialog through :func:`ask` and keeps its answer in ``answer``."""
+    """Mounts one dialog through :func:`ask` and keeps its answer in ``answer``.
+
+    Textual's command palette takes ``ctrl+p`` with priority, before any widget; the real app
+    must switch it off too, or ``app.models.toggleProvider``/``app.session.togglePath`` never
+    arrive.
+    """
+
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, dialog: Dialog[T]) -> None:
         super().__init__()

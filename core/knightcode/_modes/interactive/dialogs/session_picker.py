@@ -259,7 +259,7 @@ class SessionPicker(ListDialog[SessionItem, Path]):
         self.confirming_delete: SessionItem | None = None
         self.renaming: SessionItem | None = None
         self.status: tuple[str, str] | None = None  # (style, message)
-        self.loading = True
+        self.fetching = True
         self._prefixes: dict[Path, str] = {}
         self._loader = loader
         self._rename = rename
@@ -278,14 +278,14 @@ class SessionPicker(ListDialog[SessionItem, Path]):
 
     async def reload(self) -> None:
         """(Re)load the sessions, keeping the selection where possible."""
-        self.loading = True
+        self.fetching = True
         self.loaded.clear()
         try:
             self.items = list(await self._loader())
         except Exception as exc:  # a listing error is shown, not raised
             self.status = (ERROR, f"Failed to load sessions: {exc}")
         finally:
-            self.loading = False
+            self.fetching = False
             self.loaded.set()
         self.refilter()
 
@@ -339,14 +339,14 @@ class SessionPicker(ListDialog[SessionItem, Path]):
             f"  Sort: {self.sort.capitalize()} · Name: {'Named' if self.named_only else 'All'}",
             style=MUTED,
         )
-        if self.loading:
+        if self.fetching:
             head.append(" · Loading…", style=ACCENT)
         lines = [head]
         if self.confirming_delete is not None:
             lines.append(Text("  Delete session? enter confirm · esc cancel", style=ERROR))
         elif self.status is not None:
             lines.append(Text("  " + self.status[1], style=self.status[0]))
-        if self.named_only and not self.shown and not self.loading:
+        if self.named_only and not self.shown and not self.fetching:
             key = (self.keys.keys_for("app.session.toggleNamedFilter") or ("(unbound)",))[0]
             lines.append(Text(f"  No named sessions. Press {key} to show all.", style=MUTED))
         else:
@@ -434,7 +434,7 @@ class SessionPicker(ListDialog[SessionItem, Path]):
 
     def _start_rename(self) -> None:
         item = self.current
-        if item is None or self._rename is None or self.loading:
+        if item is None or self._rename is None or self.fetching:
             return
         self.renaming = item
         self.rename_field.value = item.name or ""
