@@ -16,7 +16,6 @@ from textual.pilot import Pilot
 from knightcode._keys.actions import ACTIONS
 from knightcode._keys.registry import KeyRegistry
 from knightcode._keys.textual_keys import to_textual
-from knightcode._modes.interactive.dialogs.base import Dialog
 from knightcode._modes.interactive.dialogs.model_selector import (
     ModelChoice,
     ModelItem,
@@ -26,7 +25,7 @@ from knightcode._modes.interactive.dialogs.scoped_models import ScopedModels, Sc
 from knightcode._modes.interactive.dialogs.select import SelectDialog
 from knightcode._modes.interactive.dialogs.session_picker import SessionItem, SessionPicker
 from knightcode._modes.interactive.dialogs.thinking_selector import ThinkingChoice, ThinkingSelector
-from knightcode._modes.interactive.dialogs.tree_navigator import TreeNavigator, entry_text
+from knightcode._modes.interactive.dialogs.tree_navigator import TreeNavigator
 from tests.interactive.dialogs.host import Host
 
 CONTEXTS = ("select", "modelSelector", "scopedModels", "sessionPicker", "thinkingSelector", "tree")
