@@ -68,7 +68,7 @@ async def _clear(app: KnightcodeApp) -> None:
         await app.shutdown()
         return
     app._clear_pressed_at = now
-    app.set_editor_text("")
+    app.editor.clear_prompt()
 
 
 async def _exit(app: KnightcodeApp) -> None:

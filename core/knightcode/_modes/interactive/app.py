@@ -24,9 +24,9 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.screen import Screen
 from textual.widgets import Static
 
-from knightcode._modes.interactive.basic_editor import BasicEditor
 from knightcode._modes.interactive.scrollback import Scrollback
 from knightcode._modes.interactive.terminal import KeyboardModes
 from knightcode._modes.interactive.transcript import Item, Transcript, Turn
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from rich.console import RenderableType
+    from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
     from knightcode._abort import AbortSignal
@@ -45,7 +46,10 @@ if TYPE_CHECKING:
     from knightcode._config.settings import SettingsModel
     from knightcode._keys.registry import KeyRegistry
     from knightcode._modes.attachments import Prompts
+    from knightcode._modes.interactive.completion import CommandInfo
+    from knightcode._modes.interactive.editor import PromptEditor
     from knightcode._modes.interactive.render import RenderOptions
+    from knightcode._modes.interactive.transcript import NoticeLevel
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
     from knightcode._plugins.results import CompactionVerdict
@@ -61,18 +65,15 @@ NO_MODEL_HELP = (
     "/llama loads a local one (llama.cpp)."
 )
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-THINKING_COLOURS = {
-    "off": "#808080",
-    "minimal": "#9e9e9e",
-    "low": "#5f87af",
-    "medium": "#0087ff",
-    "high": "#af87ff",
-    "xhigh": "#d700d7",
-    "max": "#d70000",
-}
 
 
-class KnightcodeApp(App[int]):
+class MainScreen(Screen[None], inherit_bindings=False):
+    """The one screen, without Textual's tab/shift+tab focus and ctrl+c copy bindings: those
+    keys are ``tui.input.tab``, ``app.thinking.cycle`` and ``app.clear`` here.
+    """
+
+
+class KnightcodeApp(App[int], inherit_bindings=False):
     """The terminal UI. ``run_async(inline=True, mouse=False)``: the normal screen, and no
     mouse reporting, so the terminal's own selection keeps working on the transcript.
     """
@@ -136,19 +137,76 @@ class KnightcodeApp(App[int]):
 
     # --- layout -----------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen()
+
     def compose(self) -> ComposeResult:
+        from knightcode._modes.interactive.completion import CompletionMenu
+
         yield Static("", id="live", classes="-empty")
         yield Static("", id="status", classes="-empty")
         yield Static("", id="widgets", classes="-empty")
         with Vertical(id="input"):
             yield self._make_editor()
+        yield CompletionMenu(id="menu")
         yield Static("", id="footer")
 
-    def _make_editor(self) -> Static:
-        from knightcode._modes.interactive.basic_editor import BasicEditor
+    def _make_editor(self) -> PromptEditor:
+        from knightcode._modes.interactive.editor import PromptEditor
+        from knightcode._modes.interactive.file_index import FileIndex
 
-        editor = BasicEditor(self.registry, id="editor")
-        return editor  # type: ignore[return-value]
+        return PromptEditor(
+            self.registry,
+            history=self._history(),
+            commands=self.command_infos(),
+            cwd=self.agent.cwd,
+            file_index=FileIndex(self.agent.cwd),
+            id="editor",
+        )
+
+    @property
+    def editor(self) -> PromptEditor:
+        from knightcode._modes.interactive.editor import PromptEditor
+
+        return self.query_one("#editor", PromptEditor)
+
+    def _history(self) -> list[str]:
+        """Earlier prompts of this session, oldest first (the editor's history)."""
+        from knightcode._session.messages import content_text
+
+        return [
+            text
+            for message in self.agent.messages
+            if message["role"] == "user" and (text := content_text(message["content"]).strip())
+        ]
+
+    def command_infos(self) -> list[CommandInfo]:
+        """What ``/`` completes: the built-in commands, then the plugins'."""
+        from knightcode._modes.interactive.commands import BUILTIN_COMMANDS
+        from knightcode._modes.interactive.completion import CommandInfo
+
+        infos = [CommandInfo(c.name, c.description, "builtin") for c in BUILTIN_COMMANDS.values()]
+        for item in self.host.registrations.commands:
+            if item.definition.name not in BUILTIN_COMMANDS:
+                infos.append(
+                    CommandInfo(item.definition.name, item.definition.description, item.owner)
+                )
+        return infos
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's toasts do not fit an inline UI: notices go to the transcript."""
+        level: NoticeLevel = (
+            "warning" if severity == "warning" else "error" if severity == "error" else "info"
+        )
+        self.transcript.notice(f"{title}: {message}" if title else message, level)
 
     async def on_mount(self) -> None:
         from knightcode._keys.textual_keys import install_modify_other_keys_fix
@@ -424,10 +482,8 @@ class KnightcodeApp(App[int]):
         self.refresh_footer()
 
     def _reload_editor_keys(self) -> None:
-        editor = self.query_one("#editor")
-        reload_keys = getattr(editor, "reload_keys", None)
-        if callable(reload_keys):
-            reload_keys()
+        self.editor.reload_keys()
+        self.editor.set_commands(self.command_infos())
 
     def session_replaced(self, message: str, *, quiet: bool = False) -> None:
         """The session (or the point in its tree) changed: show its conversation afresh."""
@@ -463,13 +519,20 @@ class KnightcodeApp(App[int]):
         from knightcode._modes.interactive.footer import footer_text
 
         self.query_one("#footer", Static).update(footer_text(self.agent))
-        colour = THINKING_COLOURS.get(self.agent.thinking_level, "#808080")
-        self.query_one("#editor").styles.border = ("round", colour)
+        self.editor.border_level(self.agent.thinking_level)
 
     # --- input ------------------------------------------------------------------------------
 
-    def on_basic_editor_submitted(self, message: BasicEditor.Submitted) -> None:
+    def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self.spawn(self.submit(message.text))
+
+    def on_prompt_editor_copy_requested(self, message: PromptEditor.CopyRequested) -> None:
+        self.copy_to_clipboard_osc52(message.text)
+
+    def on_prompt_editor_completion_changed(self, message: PromptEditor.CompletionChanged) -> None:
+        from knightcode._modes.interactive.completion import CompletionMenu
+
+        self.query_one("#menu", CompletionMenu).show(message.items, message.selected)
 
     def spawn(self, work: Coroutine[object, object, None]) -> None:
         """Run ``work`` beside the UI (a command may take long: keys must keep flowing); a
@@ -616,24 +679,16 @@ class KnightcodeApp(App[int]):
 
     async def edit_externally(self) -> None:
         """``app.editor.external``: edit the text in ``externalEditor``, $VISUAL or $EDITOR."""
-        editor = self.query_one("#editor")
-        edit = getattr(editor, "edit_externally", None)
-        if edit is None:
-            self.transcript.notice("The external editor is not available yet", "warning")
-            return
-        await edit(self)
+        from knightcode._modes.interactive.terminal import handed_back
+
+        with handed_back(self, self.keyboard):
+            self.editor.edit_externally(self.settings_model().external_editor)
 
     def editor_text(self) -> str:
-        from knightcode._modes.interactive.basic_editor import BasicEditor
-
-        return self.query_one("#editor", BasicEditor).text
+        return self.editor.expanded_text
 
     def set_editor_text(self, text: str) -> None:
-        from knightcode._modes.interactive.basic_editor import BasicEditor
-
-        editor = self.query_one("#editor", BasicEditor)
-        editor.text = text
-        editor.move_cursor(editor.document.end)
+        self.editor.set_text(text)
 
     def request_shutdown(self) -> None:
         """Quit once the current work settled (a plugin's ``ctx.shutdown()``)."""
