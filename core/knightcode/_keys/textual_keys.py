@@ -47,8 +47,9 @@ def install_modify_other_keys_fix() -> None:
 
     Textual reads ``CSI 27 ; 3 ; 13 ~`` (alt+enter from xterm) as a Kitty sequence whose text
     field is the key, and drops alt and, for non-printable keys, shift; it also drops the alt of
-    ``ESC CR`` (alt+enter as tmux sends it, ``app.message.followUp``) and ``ESC DEL``. We do not decode anything ourselves: the sequence is
-    rewritten into the Kitty form with the same meaning and handed to Textual's own parser.
+    ``ESC CR`` (alt+enter as tmux sends it, ``app.message.followUp``) and ``ESC DEL``. We do
+    not decode anything ourselves: the sequence is rewritten into the Kitty form with the same
+    meaning and handed to Textual's own parser.
     ``tests/keys/test_decoding.py`` runs the table through the patched parser.
     """
     from textual._xterm_parser import XTermParser

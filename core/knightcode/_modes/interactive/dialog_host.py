@@ -1,22 +1,28 @@
 """Dialogs shown in place of the editor (plugin ``ctx.ui`` and the built-in commands).
 
 One dialog at a time replaces the editor, as in the reference; the editor (and what was typed in
-it) comes back when the dialog resolves.
+it) comes back when the dialog resolves. A second dialog asked for while one is open waits for
+it (a plugin may ask from a hook while the user is in ``/model``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from knightcode._llm.types import Model
     from knightcode._modes.interactive.app import KnightcodeApp
-    from knightcode._modes.interactive.settings_ui import SettingRow
+    from knightcode._modes.interactive.dialogs.base import Dialog
+    from knightcode._modes.interactive.dialogs.settings_dialog import SettingValue
     from knightcode._session.manager import SessionManager
 
 __all__ = ["DialogHost"]
+
+T = TypeVar("T")
 
 
 class DialogHost:
@@ -24,19 +30,46 @@ class DialogHost:
 
     def __init__(self, app: KnightcodeApp) -> None:
         self._app = app
+        self._lock = asyncio.Lock()
 
-    def _missing(self, title: str) -> None:
-        self._app.transcript.notice(f"{title}: dialogs are not available yet", "warning")
+    @property
+    def open(self) -> bool:
+        """Whether a dialog is showing (the editor is hidden)."""
+        return self._lock.locked()
+
+    async def show(self, dialog: Dialog[T]) -> T | None:
+        """Show ``dialog`` instead of the editor until it resolves."""
+        from knightcode._modes.interactive.dialogs.base import ask
+
+        async with self._lock:
+            app = self._app
+            container = app.query_one("#input")
+            editor = app.editor
+            editor.display = False
+            try:
+                return await ask(container, dialog)
+            finally:
+                editor.display = True
+                editor.focus()
+
+    # --- plugin dialogs (ctx.ui) --------------------------------------------------------------
 
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None
     ) -> str | None:
-        self._missing(title)
-        return None
+        from knightcode._modes.interactive.dialogs.select import SelectDialog
+
+        return await self.show(
+            SelectDialog(title, list(options), keys=self._app.registry, timeout=timeout)
+        )
 
     async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
-        self._missing(title)
-        return False
+        from knightcode._modes.interactive.dialogs.select import ConfirmDialog
+
+        answer = await self.show(
+            ConfirmDialog(title, message, keys=self._app.registry, timeout=timeout)
+        )
+        return bool(answer)
 
     async def input(
         self,
@@ -46,35 +79,130 @@ class DialogHost:
         timeout: float | None = None,
         password: bool = False,
     ) -> str | None:
-        self._missing(title)
-        return None
+        from knightcode._modes.interactive.dialogs.select import InputDialog
+
+        return await self.show(
+            InputDialog(
+                title, placeholder, password=password, keys=self._app.registry, timeout=timeout
+            )
+        )
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
-        self._missing(title)
-        return None
+        from knightcode._modes.interactive.dialogs.select import EditorDialog
+
+        return await self.show(EditorDialog(title, prefill, keys=self._app.registry))
+
+    # --- built-in commands --------------------------------------------------------------------
 
     async def pick_model(self, models: Sequence[Model], current: Model) -> Model | None:
-        self._missing("Model")
-        return None
+        """The model selector: every chat model, unusable ones with the reason."""
+        from knightcode._modes.interactive.dialogs.model_selector import ModelItem, ModelSelector
+
+        registry = self._app.agent.model_registry
+        available = {m.ref for m in registry.available()}
+        items = [
+            ModelItem(
+                provider=m.provider,
+                id=m.id,
+                name=m.name,
+                context_window=m.context_window,
+                available=m.ref in available,
+                reason=None if m.ref in available else f"no key for {m.provider}: /login",
+                current=m.ref == current.ref,
+            )
+            for m in models
+            if m.kind == "chat"
+        ]
+        choice = await self.show(ModelSelector(items, keys=self._app.registry))
+        if choice is None:
+            return None
+        return next((m for m in models if m.ref == choice.item.full_id), None)
 
     async def scoped_models(
         self, available: Sequence[Model], enabled: Sequence[str]
     ) -> list[str] | None:
-        self._missing("Scoped models")
-        return None
+        """The ``enabledModels`` editor; an empty list means every available model."""
+        from knightcode._modes.interactive.dialogs.model_selector import ModelItem
+        from knightcode._modes.interactive.dialogs.scoped_models import ScopedModelsSelector
+
+        items = [
+            ModelItem(m.provider, m.id, m.name, m.context_window, current=m.ref == self._current)
+            for m in available
+        ]
+        result = await self.show(
+            ScopedModelsSelector(items, list(enabled) or None, keys=self._app.registry)
+        )
+        if result is None:
+            return None
+        return list(result.enabled) if result.enabled is not None else []
+
+    @property
+    def _current(self) -> str:
+        return self._app.agent.model.ref
 
     async def pick_session(self, directory: Path, current: Path | None) -> Path | None:
-        self._missing("Resume")
-        return None
+        from knightcode._modes.interactive.dialogs.session_picker import (
+            SessionPicker,
+            directory_loader,
+        )
+
+        async def rename(path: Path, name: str) -> None:
+            from knightcode._session.manager import SessionManager
+
+            with SessionManager.open(path) as session:
+                session.append_session_info(name)
+
+        async def delete(path: Path) -> None:
+            await asyncio.to_thread(path.unlink)
+
+        picker = SessionPicker(
+            directory_loader(directory),
+            rename=rename,
+            delete=delete,
+            current=current,
+            keys=self._app.registry,
+        )
+        return await self.show(picker)
 
     async def pick_tree_entry(self, session: SessionManager) -> str | None:
-        self._missing("Tree")
-        return None
+        from knightcode._modes.interactive.dialogs.tree_navigator import TreeNavigator
+
+        async def on_label(entry_id: str, label: str | None) -> None:
+            session.append_label(entry_id, label)
+
+        navigator = TreeNavigator(
+            session.get_entries(),
+            session.leaf_id,
+            dict(session.labels),
+            dict(session.label_timestamps),
+            on_label=on_label,
+            filter_mode=self._app.settings_model().tree_filter_mode,
+            keys=self._app.registry,
+        )
+        return await self.show(navigator)
 
     async def summarize_choice(self) -> tuple[bool, str | None] | None:
-        self._missing("Summarize")
-        return None
+        from knightcode._modes.interactive.dialogs.tree_navigator import ask_summary
 
-    async def settings(self, rows: Sequence[SettingRow]) -> list[tuple[SettingRow, str]]:
-        self._missing("Settings")
-        return []
+        async with self._lock:
+            app = self._app
+            editor = app.editor
+            editor.display = False
+            try:
+                request = await ask_summary(app.query_one("#input"), keys=app.registry)
+            finally:
+                editor.display = True
+                editor.focus()
+        return None if request is None else (request.summarize, request.instructions)
+
+    async def settings(self) -> dict[str, SettingValue]:
+        from knightcode._modes.interactive.dialogs.settings_dialog import (
+            SettingsDialog,
+            setting_rows,
+        )
+        from knightcode._types.messages import THINKING_LEVELS
+
+        levels = THINKING_LEVELS if self._app.agent.model.reasoning else ("off",)
+        rows = setting_rows(self._app.settings, levels)
+        changes = await self.show(SettingsDialog(rows, keys=self._app.registry))
+        return changes or {}
