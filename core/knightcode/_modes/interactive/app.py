@@ -626,7 +626,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if self.agent.is_streaming:
             self.agent.follow_up(text)
         else:
-            self._start_run(text)
+            self.spawn(self.submit(text))  # idle: the same as Enter (commands, !cmd …)
 
     def _start_run(self, text: str, images: list[ImageContent] | None = None) -> None:
         async def run() -> None:
@@ -640,6 +640,13 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
         self._run_task = asyncio.ensure_future(run())
 
+    async def on_event(self, event: events.Event) -> None:
+        held = self.dialogs.held_keys
+        if held is not None and isinstance(event, events.Key) and not event.is_forwarded:
+            held.append(event)  # typed while a dialog opens: replayed into it
+            return
+        await super().on_event(event)
+
     async def on_key(self, event: events.Key) -> None:
         from knightcode._keys.textual_keys import key_ids
 
@@ -647,7 +654,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             shortcut = self.registry.shortcut_for(key_id)
             if shortcut is not None:
                 event.stop()
-                await self._run_shortcut(shortcut)
+                self.spawn(self._run_shortcut(shortcut))
                 return
             # A key may serve an editor action and an app action (ctrl+d deletes forward, or
             # exits on an empty editor): what reaches the app is for the app action.
@@ -655,7 +662,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
                 if action.startswith("app."):
                     event.stop()
                     event.prevent_default()
-                    await self.run_app_action(action)
+                    # Beside the message loop: an action may open a dialog, whose keys arrive
+                    # through this same loop.
+                    self.spawn(self.run_app_action(action))
                     return
 
     async def _run_shortcut(self, shortcut: object) -> None:

@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from textual import events
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -31,6 +33,9 @@ class DialogHost:
     def __init__(self, app: KnightcodeApp) -> None:
         self._app = app
         self._lock = asyncio.Lock()
+        #: Keys typed while a dialog is being mounted (set to a list meanwhile): they belong to
+        #: the dialog, not to the editor that still has the focus.
+        self.held_keys: list[events.Key] | None = None
 
     @property
     def open(self) -> bool:
@@ -39,18 +44,26 @@ class DialogHost:
 
     async def show(self, dialog: Dialog[T]) -> T | None:
         """Show ``dialog`` instead of the editor until it resolves."""
-        from knightcode._modes.interactive.dialogs.base import ask
-
         async with self._lock:
             app = self._app
-            container = app.query_one("#input")
             editor = app.editor
-            editor.display = False
+            self.held_keys = []
             try:
-                return await ask(container, dialog)
+                editor.display = False
+                await app.query_one("#input").mount(dialog)
+                # Now, not later (Widget.focus defers): the held keys must reach the dialog.
+                app.screen.set_focus(dialog.focus_target())
             finally:
+                held, self.held_keys = self.held_keys, None
+            for key in held:  # in the order typed, after the dialog has the focus
+                app.post_message(events.Key(key.key, key.character))
+            try:
+                return await dialog.result
+            finally:
+                if dialog.is_attached:
+                    await dialog.remove()
                 editor.display = True
-                editor.focus()
+                app.screen.set_focus(editor)
 
     # --- plugin dialogs (ctx.ui) --------------------------------------------------------------
 
@@ -182,18 +195,18 @@ class DialogHost:
         return await self.show(navigator)
 
     async def summarize_choice(self) -> tuple[bool, str | None] | None:
-        from knightcode._modes.interactive.dialogs.tree_navigator import ask_summary
+        """Summarize the branch being left? No / yes / yes with instructions (an editor)."""
+        from knightcode._modes.interactive.dialogs.tree_navigator import Summarize, SummarizeChoice
 
-        async with self._lock:
-            app = self._app
-            editor = app.editor
-            editor.display = False
-            try:
-                request = await ask_summary(app.query_one("#input"), keys=app.registry)
-            finally:
-                editor.display = True
-                editor.focus()
-        return None if request is None else (request.summarize, request.instructions)
+        choice = await self.show(SummarizeChoice(keys=self._app.registry))
+        if choice is None:
+            return None
+        if choice is Summarize.NO:
+            return (False, None)
+        if choice is Summarize.YES:
+            return (True, None)
+        instructions = await self.editor("Instructions for the summary")
+        return None if instructions is None else (True, instructions)
 
     async def settings(self) -> dict[str, SettingValue]:
         from knightcode._modes.interactive.dialogs.settings_dialog import (
