@@ -253,3 +253,41 @@ def test_a_resize_lays_the_ui_out_again(scripted: Scripted, launch: Launch) -> N
     ui.wait_for("narrow answer")
     screen = ui.capture()
     assert all(len(line) <= 60 for line in screen.splitlines()), screen
+
+
+def test_a_retry_shows_a_countdown_then_the_answer(scripted: Scripted, launch: Launch) -> None:
+    from knightcode.testing import error_reply
+
+    settings = scripted.agent_dir / "settings.json"
+    settings.write_text(json.dumps({"retry": {"baseDelayMs": 2000}}))
+    scripted.server.add(error_reply(503, "overloaded"), text_reply("second time lucky"))
+    ui = launch()
+    ui.send_text("try")
+    ui.send_keys("Enter")
+    ui.wait_for(re.compile(r"Retrying in 2s \(attempt 1/\d+\)"))
+    ui.wait_for(re.compile(r"Retrying in 1s \(attempt 1/\d+\)"))  # it counts down
+    ui.wait_for("second time lucky")
+    ui.wait_gone("Retrying in")
+
+
+def test_compact_replaces_the_context_with_a_summary(scripted: Scripted, launch: Launch) -> None:
+    scripted.server.add(
+        text_reply("an answer worth keeping"),
+        text_reply("## Goal\nThe user said hello.\n"),
+        text_reply("after compaction"),
+    )
+    ui = launch()
+    ui.send_text("hello")
+    ui.send_keys("Enter")
+    ui.wait_for("an answer worth keeping")
+    ui.send_text("/compact keep it short")
+    ui.send_keys("Enter")
+    ui.wait_for("Compacted the context")
+    ui.wait_for(re.compile(r"Compact(ed|ion)"))
+    ui.send_text("and now")
+    ui.send_keys("Enter")
+    ui.wait_for("after compaction")
+    summary_request = json.dumps(scripted.server.requests[1].body)
+    assert "keep it short" in summary_request
+    sent = json.dumps(scripted.server.requests[-1].body["messages"])
+    assert "The user said hello." in sent

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from knightcode._modes.attachments import Prompts
     from knightcode._modes.interactive.completion import CommandInfo
     from knightcode._modes.interactive.editor import PromptEditor
+    from knightcode._modes.interactive.footer import Totals
     from knightcode._modes.interactive.render import RenderOptions
     from knightcode._modes.interactive.transcript import NoticeLevel
     from knightcode._plugins.host import PluginHost
@@ -129,6 +130,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.shell_signal: AbortSignal | None = None
         self._escape_pressed_at = 0.0
         self._printed_width = 0
+        self._totals: Totals | None = None
+        self._retry: tuple[int, int, float, str] | None = None
         self._reprint_timer: Timer | None = None
         self.exit_status = 0
         from knightcode._modes.interactive.dialog_host import DialogHost
@@ -327,17 +330,17 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def _on_event(self, event: SessionEvent) -> None:
         self.transcript.on_event(event)
+        if event["type"] in ("message_start", "auto_retry_end", "agent_settled"):
+            self._retry = None
         if event["type"] == "agent_start":
             self.set_working("Working…")
         elif event["type"] == "agent_settled":
             self.set_working(None)
             self._update_footer()
         elif event["type"] == "auto_retry_start":
-            seconds = event["delayMs"] / 1000
-            self.set_working(
-                f"Retrying ({event['attempt']}/{event['maxAttempts']}) in {seconds:.0f}s: "
-                f"{event['errorMessage']}"
-            )
+            deadline = time.monotonic() + event["delayMs"] / 1000
+            self._retry = (event["attempt"], event["maxAttempts"], deadline, event["errorMessage"])
+            self.set_working("Retrying")
         elif event["type"] == "auto_retry_end" and not event["success"]:
             self.transcript.notice(f"Retry failed: {event.get('finalError', '')}", "error")
         elif event["type"] == "compaction_start":
@@ -349,7 +352,12 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         elif event["type"] == "queue_update":
             self._queued = (list(event["steering"]), list(event["followUp"]))
             self._show_widgets()
-        elif event["type"] in ("message_end", "thinking_level_changed", "session_info_changed"):
+        elif event["type"] == "message_end":
+            message = event["message"]
+            if message["role"] == "assistant" and self._totals is not None:
+                self._totals.add(message.get("usage"))
+            self._update_footer()
+        elif event["type"] in ("thinking_level_changed", "session_info_changed"):
             self._update_footer()
 
     def _show(self, selector: str, renderable: RenderableType | None) -> None:
@@ -373,6 +381,15 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._show("#status", None)
             return
         hint = "/".join(self.registry.keys_for("app.interrupt")) or "escape"
+        if self._retry is not None:
+            from knightcode._modes.interactive.render import render_retry
+
+            attempt, attempts, deadline, error = self._retry
+            left = deadline - time.monotonic()
+            line = render_retry(attempt, attempts, left, error, self.render_options())
+            line.append(f"  ({hint} to cancel)", style="dim")
+            self._show("#status", line)
+            return
         self._show(
             "#status",
             Text.assemble(
@@ -487,6 +504,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def session_replaced(self, message: str, *, quiet: bool = False) -> None:
         """The session (or the point in its tree) changed: show its conversation afresh."""
+        self._totals = None  # summed again for the session now open
         self.transcript.items.clear()
         self.transcript.turns.clear()
         self.scrollback.write("", reprint=True)
@@ -516,9 +534,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._update_footer()
 
     def _update_footer(self) -> None:
-        from knightcode._modes.interactive.footer import footer_text
+        from knightcode._modes.interactive.footer import Totals, footer_text
 
-        self.query_one("#footer", Static).update(footer_text(self.agent))
+        if self._totals is None:
+            self._totals = Totals.of(self.agent)
+        self.query_one("#footer", Static).update(footer_text(self.agent, self._totals))
         self.editor.border_level(self.agent.thinking_level)
 
     # --- input ------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ __all__ = ["Renderers", "Transcript", "ViewOptions"]
 
 NoticeLevel = Literal["info", "warning", "error"]
 
+#: How many finished items of an existing session are printed when it is opened.
+SHOWN_ON_LOAD = 200
+
 
 @dataclass
 class ViewOptions:
@@ -137,28 +140,43 @@ class Transcript:
         return [r for r in rendered if r is not None]
 
     def load(self, messages: list[AgentMessage]) -> None:
-        """Show a session's existing messages (start-up, resume, tree navigation)."""
+        """Show a session's existing messages (start-up, resume, tree navigation).
+
+        Only the last :data:`SHOWN_ON_LOAD` items are printed: a long session would otherwise
+        take seconds to render into the scrollback before the editor is usable. A first line
+        says how many earlier ones there are and where to find them.
+        """
+        items: list[Item] = []
         turn: Turn | None = None
         for message in messages:
             if message["role"] == "assistant":
                 if turn is not None:
-                    self.add(Item("turn", turn=turn))
-                turn = Turn(message, ended=True)
+                    items.append(Item("turn", turn=turn))
+                turn = Turn(message, ended=True, printed=len(message["content"]))
                 if not turn.calls():
-                    self.add(Item("turn", turn=turn))
+                    items.append(Item("turn", turn=turn))
                     turn = None
             elif message["role"] == "toolResult" and turn is not None:
                 turn.results[message["toolCallId"]] = message
                 if turn.finished:
-                    self.add(Item("turn", turn=turn))
+                    items.append(Item("turn", turn=turn))
                     turn = None
             else:
                 if turn is not None:
-                    self.add(Item("turn", turn=turn))
+                    items.append(Item("turn", turn=turn))
                     turn = None
-                self.add(Item("message", message=message))
+                items.append(Item("message", message=message))
         if turn is not None:
-            self.add(Item("turn", turn=turn))
+            items.append(Item("turn", turn=turn))
+        hidden = len(items) - SHOWN_ON_LOAD
+        if hidden > 0:
+            self.notice(
+                f"{hidden:,} earlier messages are not shown here "
+                "(/tree moves through them, /export writes them all)"
+            )
+            items = items[hidden:]
+        for item in items:
+            self.add(item)
 
     # --- events -----------------------------------------------------------------------------
 
