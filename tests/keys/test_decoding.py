@@ -52,21 +52,17 @@ CASES = [
     pytest.param(b"\x1b[27u", "escape", id="kitty escape"),
     pytest.param(b"\x1b[1;6A", "ctrl+shift+up", id="kitty ctrl+shift+up"),
     pytest.param(b"\x1b[57441;2u", None, id="kitty bare left shift is no key"),
+    # Alternate-key fields (codepoint:shifted:base, Kitty flag 4, which knightcode asks for):
+    # Textual 8.2 alone raises on them; install_modify_other_keys_fix folds them away.
     pytest.param(
         b"\x1b[1089::99;5u",
         "ctrl+c",
         id="kitty ctrl+c on a Russian layout (base-layout key c)",
-        marks=_xfail(
-            "Textual 8.2 raises ValueError on the alternate-key fields (codepoint:shifted:base);"
-            " it only requests flag 1, so terminals do not send them to it"
-        ),
     ),
-    pytest.param(
-        b"\x1b[97:65;2u",
-        "shift+a",
-        id="kitty shift+a with shifted key",
-        marks=_xfail("Textual 8.2 raises ValueError on the shifted-key field"),
-    ),
+    pytest.param(b"\x1b[1103::122;5u", "ctrl+z", id="kitty ctrl+z on a Russian layout"),
+    pytest.param(b"\x1b[1092::97;7u", "ctrl+alt+a", id="kitty ctrl+alt+a on a Russian layout"),
+    pytest.param(b"\x1b[97:65;2u", "shift+a", id="kitty shift+a with shifted key"),
+    pytest.param(b"\x1b[99::99;5u", "ctrl+c", id="kitty ctrl+c with its own base key"),
     pytest.param(
         b"\x1b[1089;5u",
         None,

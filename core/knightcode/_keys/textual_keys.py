@@ -26,6 +26,27 @@ _SHIFT_ONLY = 2
 _LEGACY_ALT = {"\x1b\r": "\x1b[13;3u", "\x1b\x7f": "\x1b[127;3u"}
 
 
+def _without_alternate_keys(sequence: str) -> str:
+    """A Kitty ``CSI code:shifted:base ; mods u`` with the alternate-key fields folded away.
+
+    With a modifier other than shift the *base-layout* key is kept when the terminal sent one,
+    so ctrl+c is ctrl+c on a Russian layout too (as in the reference); otherwise the key itself.
+    Textual 8.2 cannot parse these fields at all (it raises), so this also keeps its input
+    thread alive.
+    """
+    if not sequence.startswith("\x1b[") or not sequence.endswith("u"):
+        return sequence
+    fields = sequence[2:-1].split(";")
+    key = fields[0].split(":")
+    if len(key) == 1:
+        return sequence
+    modifier_field = fields[1].split(":")[0] if len(fields) > 1 else ""
+    modifiers = int(modifier_field) if modifier_field.isdigit() else 1
+    base = key[2] if len(key) > 2 and key[2].isdigit() else None
+    code = base if base is not None and (modifiers - 1) & ~1 else key[0]
+    return f"\x1b[{code};{modifiers}u" if modifiers > 1 else f"\x1b[{code}u"
+
+
 def _as_csi_u(sequence: str) -> str:
     """The modifyOtherKeys form ``CSI 27 ; mod ; code ~`` as the equivalent Kitty form
     ``CSI code ; mod u``, which Textual decodes fully; shift alone on a printable character
@@ -33,6 +54,8 @@ def _as_csi_u(sequence: str) -> str:
     """
     if sequence in _LEGACY_ALT:
         return _LEGACY_ALT[sequence]
+    if ":" in sequence:
+        return _without_alternate_keys(sequence)
     match = _MODIFY_OTHER_KEYS.fullmatch(sequence)
     if match is None:
         return sequence

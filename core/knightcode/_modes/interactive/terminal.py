@@ -25,6 +25,9 @@ __all__ = ["KeyboardModes", "handed_back"]
 
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;2m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
+#: Kitty flags 1 (disambiguate) + 4 (report alternate keys) on the entry Textual pushed (flag 1):
+#: with the base-layout key, ctrl+c is ctrl+c on a non-Latin layout too. Textual pops the entry.
+KITTY_FLAGS = "\x1b[=5;1u"
 
 
 class KeyboardModes:
@@ -44,7 +47,7 @@ class KeyboardModes:
     def enable(self) -> None:
         """Ask for modifyOtherKeys (idempotent)."""
         if not self._on:
-            self._write(MODIFY_OTHER_KEYS_ON)
+            self._write(MODIFY_OTHER_KEYS_ON + KITTY_FLAGS)
             self._on = True
 
     def disable(self) -> None:
