@@ -18,7 +18,6 @@ from rich.text import Text
 
 from knightcode._modes.interactive.render.ansi import is_blank
 from knightcode._modes.interactive.render.options import RenderOptions
-from knightcode._tools.image_info import image_dimensions
 from knightcode._types.messages import ImageContent, TextContent
 
 __all__ = [
@@ -169,6 +168,8 @@ def _format_size(size: int) -> str:
 
 def image_placeholder(image: ImageContent) -> str:
     """``[image: image/png, 640x480, 12.0 KB]`` for an image block (terminals get no pixels)."""
+    from knightcode._tools.image_info import image_dimensions  # the tools package is heavy
+
     data = image.get("data", "")
     size = len(data) * 3 // 4 - data[-2:].count("=")
     parts = [image.get("mimeType", "image")]
