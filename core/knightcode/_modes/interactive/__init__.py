@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from knightcode._cli.main_command import RunRequest
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
+    from knightcode._session.notices import SessionNotice
 
 __all__ = ["run_interactive"]
 
@@ -77,6 +78,15 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     ui = InteractiveUI(app)
     if host.context is not None:
         host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
+
+    def deliver(notice: SessionNotice) -> None:
+        # In the transcript while the UI runs (stderr is the UI's canvas then), else on stderr.
+        if app.is_running:
+            app.transcript.notice(notice.message, "warning")
+        else:
+            print(notice.line, file=sys.stderr, flush=True)
+
+    agent.session.set_notice_listener(deliver)
     loop = asyncio.get_running_loop()
     for number in STOP_SIGNALS:
         # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
