@@ -291,3 +291,35 @@ def test_compact_replaces_the_context_with_a_summary(scripted: Scripted, launch:
     assert "keep it short" in summary_request
     sent = json.dumps(scripted.server.requests[-1].body["messages"])
     assert "The user said hello." in sent
+
+
+def test_ctrl_g_edits_the_message_in_the_external_editor(
+    scripted: Scripted, launch: Launch
+) -> None:
+    script = scripted.project / "fake-editor.sh"
+    script.write_text('#!/bin/sh\nprintf "rewritten by the editor" > "$1"\n')
+    script.chmod(0o755)
+    scripted.server.add(text_reply("got it"))
+    ui = launch(EDITOR=str(script), VISUAL="")
+    ui.send_text("draft")
+    ui.wait_for("draft")
+    ui.send_keys("C-g")
+    ui.wait_for(re.compile(r"^─+\n\s*rewritten by the editor\s*\n─+$", re.M))
+    ui.send_keys("Enter")
+    ui.wait_for("got it")
+    assert scripted.server.requests[-1].body["messages"][-1]["content"] == (
+        "rewritten by the editor"
+    )
+
+
+def test_copy_puts_the_last_answer_on_the_clipboard(scripted: Scripted, launch: Launch) -> None:
+    scripted.server.add(text_reply("copy **me** please"))
+    ui = launch()
+    ui.tmux("set-option", "-s", "set-clipboard", "on")  # tmux keeps what OSC 52 sends
+    ui.send_text("say something")
+    ui.send_keys("Enter")
+    ui.wait_for("copy me please")
+    ui.send_text("/copy")
+    ui.send_keys("Enter")
+    ui.wait_for("Copied 1 line")
+    assert ui.tmux("show-buffer") == "copy **me** please"

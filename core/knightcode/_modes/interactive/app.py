@@ -520,15 +520,20 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.session_replaced("Compacted the context")
 
     def copy_to_clipboard_osc52(self, text: str) -> None:
-        """Put ``text`` on the clipboard through the terminal (OSC 52, works over SSH and in tmux
-        with ``set-clipboard on``); the terminal may refuse silently, so say what was sent.
+        """Put ``text`` on the clipboard: through the terminal (OSC 52, works over SSH and in
+        tmux with ``set-clipboard on``) and with the desktop's clipboard program when there is
+        one (some terminals ignore OSC 52).
         """
         import base64
 
+        from knightcode._modes.interactive.clipboard import copy_with_program
+
         payload = base64.b64encode(text.encode()).decode()
         self.scrollback.write_control(f"\x1b]52;c;{payload}\x07")
+        program = copy_with_program(text)
         lines = text.count("\n") + 1
-        self.transcript.notice(f"Copied {lines} line{'s' if lines != 1 else ''} to the clipboard")
+        how = f"with {program}" if program else "through the terminal (OSC 52)"
+        self.transcript.notice(f"Copied {lines} line{'s' if lines != 1 else ''} {how}")
 
     def refresh_footer(self) -> None:
         self._update_footer()
