@@ -323,3 +323,40 @@ def test_copy_puts_the_last_answer_on_the_clipboard(scripted: Scripted, launch: 
     ui.send_keys("Enter")
     ui.wait_for("Copied 1 line")
     assert ui.tmux("show-buffer") == "copy **me** please"
+
+
+FAKE_XCLIP = """#!/bin/sh
+# A clipboard holding a PNG: what xclip answers for TARGETS and for image/png.
+case "$*" in
+  *TARGETS*) printf 'TARGETS\\nimage/png\\n' ;;
+  *image/png*) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR'
+               printf '\\000\\000\\000\\002\\000\\000\\000\\003' ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def test_ctrl_v_attaches_a_clipboard_image_to_the_next_message(
+    scripted: Scripted, launch: Launch
+) -> None:
+    import os
+
+    bin_dir = scripted.project / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xclip").write_text(FAKE_XCLIP)
+    (bin_dir / "xclip").chmod(0o755)
+    models = json.loads((scripted.agent_dir / "models.json").read_text())
+    models["providers"]["scripted"]["models"][0]["input"] = ["text", "image"]
+    (scripted.agent_dir / "models.json").write_text(json.dumps(models))
+    scripted.server.add(text_reply("a tiny image"))
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    ui = launch(PATH=path, DISPLAY=":0", WAYLAND_DISPLAY="")
+    ui.send_keys("C-v")
+    ui.wait_for("[image #1]")
+    ui.send_text("what is this")
+    ui.send_keys("Enter")
+    ui.wait_for("a tiny image")
+    content = scripted.server.requests[-1].body["messages"][-1]["content"]
+    assert isinstance(content, list)
+    kinds = [part["type"] for part in content]
+    assert "image_url" in kinds and "text" in kinds

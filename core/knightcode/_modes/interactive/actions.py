@@ -173,6 +173,31 @@ async def _message_copy(app: KnightcodeApp) -> None:
         app.transcript.notice("Nothing to copy yet", "warning")
 
 
+async def _paste_from_clipboard(app: KnightcodeApp) -> None:
+    import asyncio
+    import base64
+
+    from textual import events
+
+    from knightcode._modes.interactive.clipboard import read_clipboard
+
+    found = await asyncio.to_thread(read_clipboard)
+    if found is None:
+        app.transcript.notice(
+            "No clipboard program to read from (wl-paste or xclip); your terminal's paste "
+            "works for text",
+            "warning",
+        )
+        return
+    mime, data = found
+    if mime == "text/plain":
+        app.editor.post_message(events.Paste(data.decode("utf-8", errors="replace")))
+        return
+    encoded = base64.b64encode(data).decode("ascii")
+    number = app.attach_image({"type": "image", "data": encoded, "mimeType": mime})
+    app.editor.insert(f"[image #{number}] ")
+
+
 _ACTIONS = {
     "app.interrupt": _interrupt,
     "app.clear": _clear,
@@ -192,4 +217,5 @@ _ACTIONS = {
     "app.session.resume": _session_resume,
     "app.editor.external": _external_editor,
     "app.message.copy": _message_copy,
+    "app.clipboard.pasteImage": _paste_from_clipboard,
 }

@@ -132,6 +132,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._printed_width = 0
         self._totals: Totals | None = None
         self._retry: tuple[int, int, float, str] | None = None
+        self._images: list[ImageContent] = []
         self._reprint_timer: Timer | None = None
         self.exit_status = 0
         from knightcode._modes.interactive.dialog_host import DialogHost
@@ -595,10 +596,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self.transcript.notice(NO_MODEL_HELP, "warning")
             self.set_editor_text(text)  # nothing is lost: fix the model, press Enter again
             return
+        images = self._take_images()
         if self.agent.is_streaming:
-            self.agent.steer(text)
+            self.agent.steer(text, images)
             return
-        self._start_run(text)
+        self._start_run(text, images)
 
     async def run_shell(self, command: str, excluded: bool) -> None:
         """``!cmd`` (output goes to the model with the next prompt) and ``!!cmd`` (kept out of
@@ -629,6 +631,15 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._dirty = True
         self.transcript.add(Item("message", message=message))
         await record_bash_execution(self.agent, message)
+
+    def attach_image(self, image: ImageContent) -> int:
+        """Send ``image`` with the next message (ctrl+v); its number for the editor's marker."""
+        self._images.append(image)
+        return len(self._images)
+
+    def _take_images(self) -> list[ImageContent] | None:
+        images, self._images = self._images, []
+        return images or None
 
     @property
     def model_missing(self) -> bool:
