@@ -10,8 +10,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-# The in-process session builders (``scenario``, ``build``) and their scripted ``server``.
-pytest_plugins = ["tests.harness"]
+# The in-process session builders (``scenario``, ``build``) and their scripted ``server``; the
+# real llama.cpp routers (session-scoped: one per run, shared by every package that uses them).
+pytest_plugins = ["tests.harness", "tests.llama_cpp.routers"]
 
 
 @pytest.fixture(autouse=True)
