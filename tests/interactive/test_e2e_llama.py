@@ -50,6 +50,7 @@ def ui(router: LlamaServer, project_dir: Path, tmp_path: Path) -> Iterator[TmuxS
         # model takes a fraction of a second) is checked afterwards, not raced for on screen.
         tmux.tmux("pipe-pane", "-O", "-t", "main", f"cat >> {tmp_path / 'output.log'}")
         yield tmux
+    router.ensure(set())  # the router is shared by the whole run: leave nothing loaded
 
 
 def _written(log: Path) -> str:
