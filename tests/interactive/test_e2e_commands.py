@@ -87,8 +87,10 @@ def test_resume_command_inside_the_ui(scripted: Scripted, launch: Launch) -> Non
     _ask(ui, "session two")
     ui.wait_for("in the second")
     _ask(ui, "/resume")
-    ui.wait_for(re.compile(r"session one"))
-    ui.send_text("session one")
+    ui.wait_for("Resume session")
+    ui.send_text('"session one"')  # an exact phrase (plain words are a fuzzy search)
+    ui.wait_for('"session one"')  # typed into the search field
+    ui.wait_gone(re.compile(r"^\s+session two\s+\d", re.M))  # the other session is filtered out
     ui.send_keys("Enter")
     ui.wait_for(re.compile(r"Resumed"))
     screen = ui.capture()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -28,8 +27,10 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from knightcode._modes.interactive.scrollback import Scrollback
+from knightcode._modes.interactive.status import StatusArea
 from knightcode._modes.interactive.terminal import KeyboardModes
-from knightcode._modes.interactive.transcript import Item, Transcript, Turn
+from knightcode._modes.interactive.transcript import Item, Transcript
+from knightcode._modes.interactive.view import AppRenderers
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Sequence
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.planning import LoadPlan
     from knightcode._plugins.results import CompactionVerdict
     from knightcode._types.events import SessionEvent
-    from knightcode._types.messages import AssistantContent, ImageContent
+    from knightcode._types.messages import ImageContent
 
 __all__ = ["KnightcodeApp"]
 
@@ -65,7 +66,6 @@ NO_MODEL_HELP = (
     "No model is available yet. /login adds an API key, /model picks a model, "
     "/llama loads a local one (llama.cpp)."
 )
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 class MainScreen(Screen[None], inherit_bindings=False):
@@ -114,15 +114,10 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._initial = initial
         self.scrollback = Scrollback(self)
         self.keyboard = KeyboardModes()
-        self.transcript = Transcript(self._write_item, self._live_dirty, _Renderers(self))
+        self.transcript = Transcript(self._write_item, self._live_dirty, AppRenderers(self))
         self._header = header
         self._dirty = False
-        self._status_text = ""
-        self._spinner_index = 0
-        self._working_since: float | None = None
-        self._plugin_status: dict[str, str] = {}
-        self._plugin_widgets: dict[str, list[str]] = {}
-        self._queued: tuple[list[str], list[str]] = ([], [])
+        self.status = StatusArea(self._show, registry, self.render_options)
         self._clear_pressed_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -131,7 +126,6 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._escape_pressed_at = 0.0
         self._printed_width = 0
         self._totals: Totals | None = None
-        self._retry: tuple[int, int, float, str] | None = None
         self._images: list[ImageContent] = []
         self._reprint_timer: Timer | None = None
         self.exit_status = 0
@@ -301,9 +295,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._dirty = True  # the next tick re-renders; a delta costs nothing more
 
     def _tick(self) -> None:
-        if self._working_since is not None:
-            self._spinner_index = (self._spinner_index + 1) % len(SPINNER)
-            self._show_status()
+        self.status.tick()
         if not self._dirty:
             return
         self._dirty = False
@@ -332,16 +324,16 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     def _on_event(self, event: SessionEvent) -> None:
         self.transcript.on_event(event)
         if event["type"] in ("message_start", "auto_retry_end", "agent_settled"):
-            self._retry = None
+            self.status.retry_over()
         if event["type"] == "agent_start":
             self.set_working("Working…")
         elif event["type"] == "agent_settled":
             self.set_working(None)
             self._update_footer()
         elif event["type"] == "auto_retry_start":
-            deadline = time.monotonic() + event["delayMs"] / 1000
-            self._retry = (event["attempt"], event["maxAttempts"], deadline, event["errorMessage"])
-            self.set_working("Retrying")
+            self.status.retrying(
+                event["attempt"], event["maxAttempts"], event["delayMs"], event["errorMessage"]
+            )
         elif event["type"] == "auto_retry_end" and not event["success"]:
             self.transcript.notice(f"Retry failed: {event.get('finalError', '')}", "error")
         elif event["type"] == "compaction_start":
@@ -351,8 +343,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
                 self.transcript.notice(f"Compaction failed: {event['errorMessage']}", "error")
             self.set_working("Working…" if self.agent.is_streaming else None)
         elif event["type"] == "queue_update":
-            self._queued = (list(event["steering"]), list(event["followUp"]))
-            self._show_widgets()
+            self.status.set_queued(event["steering"], event["followUp"])
         elif event["type"] == "message_end":
             message = event["message"]
             if message["role"] == "assistant" and self._totals is not None:
@@ -368,62 +359,13 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         widget.update("" if renderable is None else renderable)
 
     def set_working(self, text: str | None) -> None:
-        if text is None:
-            self._working_since = None
-            self._status_text = ""
-        else:
-            if self._working_since is None:
-                self._working_since = time.monotonic()
-            self._status_text = text
-        self._show_status()
-
-    def _show_status(self) -> None:
-        if self._working_since is None:
-            self._show("#status", None)
-            return
-        hint = "/".join(self.registry.keys_for("app.interrupt")) or "escape"
-        if self._retry is not None:
-            from knightcode._modes.interactive.render import render_retry
-
-            attempt, attempts, deadline, error = self._retry
-            left = deadline - time.monotonic()
-            line = render_retry(attempt, attempts, left, error, self.render_options())
-            line.append(f"  ({hint} to cancel)", style="dim")
-            self._show("#status", line)
-            return
-        self._show(
-            "#status",
-            Text.assemble(
-                (SPINNER[self._spinner_index] + " ", "cyan"),
-                self._status_text,
-                (f"  ({hint} to interrupt)", "dim"),
-            ),
-        )
-
-    def _show_widgets(self) -> None:
-        lines: list[Text] = []
-        for key in sorted(self._plugin_widgets):
-            lines.extend(Text(line) for line in self._plugin_widgets[key])
-        steering, follow_up = self._queued
-        lines.extend(Text(f"Steering: {text}", style="yellow") for text in steering)
-        lines.extend(Text(f"Follow-up: {text}", style="yellow") for text in follow_up)
-        if self._plugin_status:
-            lines.append(Text("  ".join(self._plugin_status.values()), style="dim"))
-        self._show("#widgets", Text("\n").join(lines) if lines else None)
+        self.status.set_working(text)
 
     def set_plugin_status(self, key: str, text: str | None) -> None:
-        if text is None:
-            self._plugin_status.pop(key, None)
-        else:
-            self._plugin_status[key] = text
-        self._show_widgets()
+        self.status.set_plugin_status(key, text)
 
     def set_plugin_widget(self, key: str, lines: Sequence[str] | None) -> None:
-        if lines is None:
-            self._plugin_widgets.pop(key, None)
-        else:
-            self._plugin_widgets[key] = list(lines)
-        self._show_widgets()
+        self.status.set_plugin_widget(key, lines)
 
     def set_terminal_title(self, title: str) -> None:
         clean = "".join(ch for ch in title if ch.isprintable())
@@ -454,52 +396,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
         self.host.context.reload_settings(make_plan(self.host.options).settings)
 
-    async def reload_everything(self) -> None:
-        """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
-        from knightcode._modes.setup import choose_tools, system_prompt
-        from knightcode._plugins.reload import reload_extensions
-
-        if self.agent.is_streaming:
-            self.transcript.notice(
-                "Wait for the agent to finish (or interrupt it) first", "warning"
-            )
-            return
-        report = reload_extensions(self.host) if self.host.options is not None else None
-        self.registry.reload()
-        self.registry.set_shortcuts(
-            (item.owner, item.definition) for item in self.host.registrations.shortcuts
-        )
-        self._reload_editor_keys()
-        warnings: list[str] = list(self.host.warnings)
-        if self.request is not None and self.plan is not None:
-            tools = choose_tools(self.request, self.host, self.settings)
-            prompt = system_prompt(
-                self.request,
-                self.agent.cwd,
-                self.agent_dir,
-                self.plan.trust.trusted,
-                tools,
-                warnings,
-            )
-            self.agent.reconfigure(tools, prompt)
-        lines = ["Reloaded plugins, settings, keybindings and context files"]
-        if report is not None:
-            for label, names in (
-                ("loaded", report.loaded),
-                ("reloaded", report.reloaded),
-                ("unloaded", report.unloaded),
-                ("failed", report.failed),
-            ):
-                if names:
-                    lines.append(f"  {label}: {', '.join(names)}")
-        for warning in [*warnings, *self.registry.warnings]:
-            lines.append(f"  warning: {warning}")
-        for conflict in self.registry.conflicts:
-            lines.append(f"  key conflict: {conflict}")
-        self.transcript.notice("\n".join(lines))
-        self.refresh_footer()
-
-    def _reload_editor_keys(self) -> None:
+    def reload_editor_keys(self) -> None:
         self.editor.reload_keys()
         self.editor.set_commands(self.command_infos())
 
@@ -747,30 +644,3 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.agent.wait_idle(), 5)
         self.exit(status)
-
-
-class _Renderers:
-    """The transcript's renderers, bound to the app's current width and toggles."""
-
-    def __init__(self, app: KnightcodeApp) -> None:
-        self._app = app
-
-    def item(self, item: Item) -> RenderableType | None:
-        from knightcode._modes.interactive.view import render_item
-
-        return render_item(item, self._app.render_options())
-
-    def markdown(self, text: str) -> RenderableType | None:
-        from knightcode._modes.interactive.render import render_assistant_text
-
-        return render_assistant_text(text.strip(), self._app.render_options())
-
-    def block(self, block: AssistantContent) -> RenderableType | None:
-        from knightcode._modes.interactive.view import render_block
-
-        return render_block(block, self._app.render_options())
-
-    def tools_and_stop(self, turn: Turn) -> RenderableType | None:
-        from knightcode._modes.interactive.view import render_tools_and_stop
-
-        return render_tools_and_stop(turn, self._app.render_options())

@@ -204,7 +204,9 @@ async def _export(app: KnightcodeApp, args: str) -> None:
 
 
 async def _reload(app: KnightcodeApp, args: str) -> None:
-    await app.reload_everything()
+    from knightcode._modes.interactive.reload import reload_everything
+
+    await reload_everything(app)
 
 
 async def _login(app: KnightcodeApp, args: str) -> None:

@@ -142,8 +142,10 @@ class Dialog(Widget, Generic[T]):
         padding: 0 1;
     }
     Dialog > Static { height: auto; }
-    Dialog > Input { border: none; height: 1; padding: 0; }
-    Dialog > TextArea { border: none; height: auto; max-height: 10; padding: 0; }
+    Dialog > Input, Dialog > Input:focus { border: none; height: 1; padding: 0; }
+    Dialog > TextArea, Dialog > TextArea:focus {
+        border: none; height: auto; max-height: 10; padding: 0;
+    }
     """
 
     can_focus = True

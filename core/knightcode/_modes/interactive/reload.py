@@ -1,0 +1,54 @@
+"""``/reload``: plugins, settings, keybindings, context files and the system prompt, read again."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knightcode._modes.interactive.app import KnightcodeApp
+
+__all__ = ["reload_everything"]
+
+
+async def reload_everything(app: KnightcodeApp) -> None:
+    """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
+    from knightcode._modes.setup import choose_tools, system_prompt
+    from knightcode._plugins.reload import reload_extensions
+
+    if app.agent.is_streaming:
+        app.transcript.notice("Wait for the agent to finish (or interrupt it) first", "warning")
+        return
+    report = reload_extensions(app.host) if app.host.options is not None else None
+    app.registry.reload()
+    app.registry.set_shortcuts(
+        (item.owner, item.definition) for item in app.host.registrations.shortcuts
+    )
+    app.reload_editor_keys()
+    warnings: list[str] = list(app.host.warnings)
+    if app.request is not None and app.plan is not None:
+        tools = choose_tools(app.request, app.host, app.settings)
+        prompt = system_prompt(
+            app.request,
+            app.agent.cwd,
+            app.agent_dir,
+            app.plan.trust.trusted,
+            tools,
+            warnings,
+        )
+        app.agent.reconfigure(tools, prompt)
+    lines = ["Reloaded plugins, settings, keybindings and context files"]
+    if report is not None:
+        for label, names in (
+            ("loaded", report.loaded),
+            ("reloaded", report.reloaded),
+            ("unloaded", report.unloaded),
+            ("failed", report.failed),
+        ):
+            if names:
+                lines.append(f"  {label}: {', '.join(names)}")
+    for warning in [*warnings, *app.registry.warnings]:
+        lines.append(f"  warning: {warning}")
+    for conflict in app.registry.conflicts:
+        lines.append(f"  key conflict: {conflict}")
+    app.transcript.notice("\n".join(lines))
+    app.refresh_footer()
