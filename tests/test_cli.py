@@ -122,13 +122,12 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> 
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-@pytest.mark.parametrize(("args", "described"), [([], "interactive mode")])
-def test_modes_not_built_yet_say_so(args: list[str], described: str) -> None:
-    result = run(*args)
+def test_interactive_mode_without_a_terminal_says_what_to_use() -> None:
+    result = run()  # stdin and stderr are pipes here
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        f"knightcode: error: {described} is not available in knightcode 0.1.0 yet; "
-        "use -p or --mode json"
+        "knightcode: error: interactive mode needs a terminal (stdin is not one); "
+        "use -p 'message' or --mode json|rpc in scripts"
     )
 
 

@@ -217,6 +217,11 @@ class AgentSession:
         """
         return self._auto_compaction
 
+    def reconfigure(self, tools: dict[str, ToolDefinition], system_prompt: str) -> None:
+        """New tools and system prompt after a reload (``/reload``); used from the next run on."""
+        self._tools = tools
+        self._system_prompt = system_prompt
+
     def set_auto_compaction(self, enabled: bool) -> None:
         """Switch automatic compaction on or off."""
         self._auto_compaction = enabled

@@ -444,7 +444,13 @@ def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
         from knightcode._modes.rpc import run_rpc_session
 
         return asyncio.run(run_rpc_session(request, host, plan))
-    described = {"interactive": "interactive mode"}.get(request.mode, f"--mode {request.mode}")
+    if request.mode == "interactive":
+        import asyncio
+
+        from knightcode._modes.interactive import run_interactive
+
+        return asyncio.run(run_interactive(request, host, plan))
+    described = f"--mode {request.mode}"
     raise NotAvailableError(
         f"{described} is not available in knightcode {__version__} yet; use -p or --mode json"
     )

@@ -51,3 +51,33 @@ def set_plugin_enabled(settings_path: Path, plugin_name: str, enabled: bool) -> 
     mode = stat.S_IMODE(settings_path.stat().st_mode) if existed else _DEFAULT_MODE
     write_json_atomic(settings_path, data, mode=mode)
     return True
+
+
+def set_setting(settings_path: Path, key: str, value: object) -> None:
+    """Set one setting (``key`` may be dotted: ``compaction.enabled``; ``None`` removes it),
+    keeping every other key, its value and the key order, and the file's permission bits (as
+    the interactive UI does for ``/settings``, the model choice and ``enabledModels``).
+
+    :raises ConfigError: the file is unreadable or not a JSON object; it is left untouched
+    """
+    data = read_json_object(settings_path)
+    existed = data is not None
+    root: dict[str, object] = dict(data) if data is not None else {}
+    *parents, leaf = key.split(".")
+    node = root
+    for part in parents:
+        child = node.get(part)
+        child = dict(child) if isinstance(child, dict) else {}
+        node[part] = child
+        node = child
+    if value is None:
+        if leaf not in node:
+            return
+        del node[leaf]
+    else:
+        if leaf in node and node[leaf] == value and type(node[leaf]) is type(value):
+            return
+        node[leaf] = value
+    mode = stat.S_IMODE(settings_path.stat().st_mode) if existed else _DEFAULT_MODE
+    settings_path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(settings_path, root, mode)

@@ -172,6 +172,11 @@ class KeyRegistry:
         self._pending.extend(shortcuts)
         self._apply_shortcuts()
 
+    def set_shortcuts(self, shortcuts: Iterable[tuple[str, ShortcutDefinition]]) -> None:
+        """Replace every plugin shortcut (the plugins were reloaded)."""
+        self._pending = list(shortcuts)
+        self._apply_shortcuts()
+
     def _apply_shortcuts(self) -> None:
         self._shortcuts = {}
         self._shortcut_warnings = []

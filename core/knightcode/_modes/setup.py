@@ -175,8 +175,26 @@ def system_prompt(
     )
 
 
-async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> AgentSession:
-    """Everything a run needs, assembled; see the module docstring."""
+def placeholder_model() -> Model:
+    """The model of an interactive session that has none yet: the UI opens anyway and says how
+    to get one (``/login``, ``/model``, ``/llama``); nothing is ever sent to it.
+    """
+    from knightcode._llm.types import Model
+
+    return Model(provider="", id="", name="no model", api=NO_MODEL_API, base_url="")
+
+
+NO_MODEL_API = "none"
+
+
+async def build_agent(
+    request: RunRequest, host: PluginHost, plan: LoadPlan, *, allow_no_model: bool = False
+) -> AgentSession:
+    """Everything a run needs, assembled; see the module docstring.
+
+    :param allow_no_model: when no model is usable, start with :func:`placeholder_model`
+        instead of failing (interactive mode, where the user can fix that from inside)
+    """
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
     from knightcode._llm.registry import ModelRegistry
@@ -202,7 +220,12 @@ async def build_agent(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
     session = open_session(request, cwd, agent_dir, settings)
     # The context is built once here: on a long session it is the costliest step of start-up.
     context = session.build_context()
-    model = await choose_model(request, registry, context.model, settings, agent_dir)
+    try:
+        model = await choose_model(request, registry, context.model, settings, agent_dir)
+    except ConfigError:
+        if not allow_no_model or request.model:
+            raise
+        model = placeholder_model()
     tools = choose_tools(request, host, settings)
     backend = await host.hooks.execution_backend() or LocalBackend(cwd)
     recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None

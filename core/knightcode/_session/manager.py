@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -316,6 +317,16 @@ class SessionManager(EntryAppender):
     def get_children(self, parent_id: str) -> list[SessionEntry]:
         """Direct children of ``parent_id``."""
         return self._index.children(parent_id)
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        """The current label of each labelled entry (``/tree`` shows them)."""
+        return self._index.labels
+
+    @property
+    def label_timestamps(self) -> Mapping[str, str]:
+        """When each current label was set."""
+        return self._index.label_timestamps
 
     def get_label(self, entry_id: str) -> str | None:
         """The current label of ``entry_id``, if any."""

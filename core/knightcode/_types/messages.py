@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
+    "THINKING_CYCLE",
     "THINKING_LEVELS",
     "AgentMessage",
     "AssistantContent",
@@ -204,6 +205,10 @@ THINKING_LEVELS: tuple[ThinkingLevel, ...] = (
     "xhigh",
     "max",
 )
+
+
+THINKING_CYCLE: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
+"""The levels ``shift+tab`` and RPC ``cycle_thinking_level`` step through."""
 
 
 def thinking_level_of(value: object) -> ThinkingLevel | None:

@@ -36,6 +36,7 @@ from knightcode._modes.rpc.responses import (
     state_json,
     success,
 )
+from knightcode._types.messages import THINKING_CYCLE
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from knightcode._plugins.definitions import CommandDefinition
     from knightcode._plugins.host import PluginHost
     from knightcode._types.events import CompactionResult, SessionEvent
-    from knightcode._types.messages import ThinkingLevel
     from knightcode.rpc._types import (
         CycleModelResult,
         MessageList,
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["HANDLERS", "Handler", "Route", "RpcContext", "handles"]
-
-THINKING_CYCLE: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
 
 @dataclass

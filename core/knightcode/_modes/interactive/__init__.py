@@ -1,0 +1,98 @@
+"""Interactive mode: the terminal UI (Textual), imported only when it starts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from knightcode._errors import UsageError
+
+if TYPE_CHECKING:
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+
+__all__ = ["run_interactive"]
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _check_terminal() -> None:
+    # Textual draws on stderr and reads stdin: both must be the terminal.
+    for name, stream in (("stdin", sys.stdin), ("stderr", sys.stderr)):
+        if stream is None or not stream.isatty():
+            raise UsageError(
+                f"interactive mode needs a terminal ({name} is not one); "
+                "use -p 'message' or --mode json|rpc in scripts"
+            )
+
+
+async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
+    """Run the terminal UI until the user quits; returns the exit status."""
+    _check_terminal()
+    # The terminal's size is asked of the terminal: an exported COLUMNS/LINES is a stale
+    # snapshot that would make Textual and rich draw for the wrong width.
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+    from knightcode._config.context_files import discover_context_files
+    from knightcode._keys.registry import KeyRegistry
+    from knightcode._modes.interactive.app import KnightcodeApp
+    from knightcode._modes.interactive.header import build_header
+    from knightcode._modes.interactive.ui import InteractiveUI
+    from knightcode._modes.setup import build_agent, report_session_notices
+
+    assert host.options is not None
+    resume_at_start = request.resume
+    if resume_at_start:
+        # The picker runs inside the UI; until something is picked the session is a new one,
+        # which writes nothing before its first answer.
+        request = replace(request, resume=False)
+    from knightcode._modes.attachments import split_arguments
+
+    # Checked before the UI opens: a missing @file is a usage error (exit 2), not a notice.
+    initial = (
+        split_arguments(list(request.messages), host.options.cwd) if request.messages else None
+    )
+    agent = await build_agent(request, host, plan, allow_no_model=True)
+    report_session_notices(agent, None)
+    registry = KeyRegistry(host.options.agent_dir)
+    registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)
+    files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
+    header = build_header(agent, host, registry, files, list(host.warnings))
+    host.warnings.clear()
+    app = KnightcodeApp(
+        agent,
+        host,
+        registry,
+        None if plan.settings.model.quiet_startup else header,
+        plan=plan,
+        request=request,
+        resume_at_start=resume_at_start,
+        initial=initial,
+    )
+    ui = InteractiveUI(app)
+    if host.context is not None:
+        host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
+    loop = asyncio.get_running_loop()
+    for number in STOP_SIGNALS:
+        # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
+        # session synced, the terminal given back.
+        loop.add_signal_handler(number, app.request_shutdown)
+    try:
+        await host.hooks.session_start(reason="startup", previous_session_file=None)
+        status = await app.run_async(inline=True, mouse=False)
+    finally:
+        for number in STOP_SIGNALS:
+            loop.remove_signal_handler(number)
+        await host.hooks.session_shutdown(reason="quit", target_session_file=None)
+        if host.context is not None:
+            await host.context.aclose()
+        agent.session.close()
+        await agent.model_registry.aclose()
+    if app.return_code:
+        return app.return_code  # the UI itself failed; Textual printed why
+    return status if isinstance(status, int) else app.exit_status

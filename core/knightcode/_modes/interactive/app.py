@@ -1,0 +1,760 @@
+"""The interactive application: an inline Textual app around one :class:`AgentSession`.
+
+Layout, top to bottom, all inside the inline region at the bottom of the terminal (finished
+transcript items are written above it, into the scrollback — see :mod:`.scrollback`):
+
+* ``#live``    the assistant message being streamed and its running tools (last screenful)
+* ``#status``  working spinner, retry countdown, compaction progress
+* ``#widgets`` plugin widgets and status lines, queued steering/follow-up messages
+* ``#input``   the editor — or a selector/dialog mounted in its place
+* ``#footer``  cwd and session name; tokens, cost, context use, model and thinking level
+
+Every key goes through the keybinding registry: the editor handles the ``tui.*`` actions it owns
+and lets the rest bubble here, where ``app.*`` actions are looked up in the ``main`` context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+
+from knightcode._modes.interactive.scrollback import Scrollback
+from knightcode._modes.interactive.terminal import KeyboardModes
+from knightcode._modes.interactive.transcript import Item, Transcript, Turn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine, Sequence
+    from pathlib import Path
+
+    from rich.console import RenderableType
+    from textual.notifications import SeverityLevel
+    from textual.timer import Timer
+
+    from knightcode._abort import AbortSignal
+    from knightcode._agent.session import AgentSession
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._config.loading import Settings
+    from knightcode._config.settings import SettingsModel
+    from knightcode._keys.registry import KeyRegistry
+    from knightcode._modes.attachments import Prompts
+    from knightcode._modes.interactive.completion import CommandInfo
+    from knightcode._modes.interactive.editor import PromptEditor
+    from knightcode._modes.interactive.footer import Totals
+    from knightcode._modes.interactive.render import RenderOptions
+    from knightcode._modes.interactive.transcript import NoticeLevel
+    from knightcode._plugins.host import PluginHost
+    from knightcode._plugins.planning import LoadPlan
+    from knightcode._plugins.results import CompactionVerdict
+    from knightcode._types.events import SessionEvent
+    from knightcode._types.messages import AssistantContent, ImageContent
+
+__all__ = ["KnightcodeApp"]
+
+LIVE_FPS = 30
+RESIZE_SETTLE_SECONDS = 0.15
+NO_MODEL_HELP = (
+    "No model is available yet. /login adds an API key, /model picks a model, "
+    "/llama loads a local one (llama.cpp)."
+)
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class MainScreen(Screen[None], inherit_bindings=False):
+    """The one screen, without Textual's tab/shift+tab focus and ctrl+c copy bindings: those
+    keys are ``tui.input.tab``, ``app.thinking.cycle`` and ``app.clear`` here.
+    """
+
+
+class KnightcodeApp(App[int], inherit_bindings=False):
+    """The terminal UI. ``run_async(inline=True, mouse=False)``: the normal screen, and no
+    mouse reporting, so the terminal's own selection keeps working on the transcript.
+    """
+
+    INLINE_PADDING = 0
+    ENABLE_COMMAND_PALETTE = False
+    CSS: ClassVar[str] = """
+    Screen { height: auto; background: transparent; }
+    Screen:inline { border: none; height: auto; }
+    .-empty { display: none; }
+    #live { height: auto; }
+    #status { height: auto; color: $text-muted; }
+    #widgets { height: auto; }
+    #input { height: auto; }
+    #footer { height: auto; color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        agent: AgentSession,
+        host: PluginHost,
+        registry: KeyRegistry,
+        header: RenderableType | None = None,
+        *,
+        plan: LoadPlan | None = None,
+        request: RunRequest | None = None,
+        resume_at_start: bool = False,
+        initial: Prompts | None = None,
+    ) -> None:
+        super().__init__()
+        self.agent = agent
+        self.host = host
+        self.registry = registry
+        self.plan = plan
+        self.request = request
+        self._resume_at_start = resume_at_start
+        self._initial = initial
+        self.scrollback = Scrollback(self)
+        self.keyboard = KeyboardModes()
+        self.transcript = Transcript(self._write_item, self._live_dirty, _Renderers(self))
+        self._header = header
+        self._dirty = False
+        self._status_text = ""
+        self._spinner_index = 0
+        self._working_since: float | None = None
+        self._plugin_status: dict[str, str] = {}
+        self._plugin_widgets: dict[str, list[str]] = {}
+        self._queued: tuple[list[str], list[str]] = ([], [])
+        self._clear_pressed_at = 0.0
+        self._unsubscribe: Callable[[], None] | None = None
+        self._run_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.shell_signal: AbortSignal | None = None
+        self._escape_pressed_at = 0.0
+        self._printed_width = 0
+        self._totals: Totals | None = None
+        self._retry: tuple[int, int, float, str] | None = None
+        self._reprint_timer: Timer | None = None
+        self.exit_status = 0
+        from knightcode._modes.interactive.dialog_host import DialogHost
+
+        self.dialogs = DialogHost(self)
+
+    # --- layout -----------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen()
+
+    def compose(self) -> ComposeResult:
+        from knightcode._modes.interactive.completion import CompletionMenu
+
+        yield Static("", id="live", classes="-empty")
+        yield Static("", id="status", classes="-empty")
+        yield Static("", id="widgets", classes="-empty")
+        with Vertical(id="input"):
+            yield self._make_editor()
+        yield CompletionMenu(id="menu")
+        yield Static("", id="footer")
+
+    def _make_editor(self) -> PromptEditor:
+        from knightcode._modes.interactive.editor import PromptEditor
+        from knightcode._modes.interactive.file_index import FileIndex
+
+        return PromptEditor(
+            self.registry,
+            history=self._history(),
+            commands=self.command_infos(),
+            cwd=self.agent.cwd,
+            file_index=FileIndex(self.agent.cwd),
+            id="editor",
+        )
+
+    @property
+    def editor(self) -> PromptEditor:
+        from knightcode._modes.interactive.editor import PromptEditor
+
+        return self.query_one("#editor", PromptEditor)
+
+    def _history(self) -> list[str]:
+        """Earlier prompts of this session, oldest first (the editor's history)."""
+        from knightcode._session.messages import content_text
+
+        return [
+            text
+            for message in self.agent.messages
+            if message["role"] == "user" and (text := content_text(message["content"]).strip())
+        ]
+
+    def command_infos(self) -> list[CommandInfo]:
+        """What ``/`` completes: the built-in commands, then the plugins'."""
+        from knightcode._modes.interactive.commands import BUILTIN_COMMANDS
+        from knightcode._modes.interactive.completion import CommandInfo
+
+        infos = [CommandInfo(c.name, c.description, "builtin") for c in BUILTIN_COMMANDS.values()]
+        for item in self.host.registrations.commands:
+            if item.definition.name not in BUILTIN_COMMANDS:
+                infos.append(
+                    CommandInfo(item.definition.name, item.definition.description, item.owner)
+                )
+        return infos
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's toasts do not fit an inline UI: notices go to the transcript."""
+        level: NoticeLevel = (
+            "warning" if severity == "warning" else "error" if severity == "error" else "info"
+        )
+        self.transcript.notice(f"{title}: {message}" if title else message, level)
+
+    async def on_mount(self) -> None:
+        from knightcode._keys.textual_keys import install_modify_other_keys_fix
+
+        install_modify_other_keys_fix()
+        self.keyboard.enable()
+        self.app_suspend_signal.subscribe(self, lambda _app: self.keyboard.disable())
+        self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
+        if self._header is not None:
+            self.transcript.add_renderable(self._header)
+        self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
+        self.transcript.load(self.agent.messages)
+        self._unsubscribe = self.agent.subscribe(self._on_event)
+        self.set_interval(1 / LIVE_FPS, self._tick)
+        self._update_footer()
+        self._printed_width = self.size.width
+        self.query_one("#editor").focus()
+        if self._resume_at_start:
+            self.spawn(self._resume_or_quit())
+        elif self._initial is not None and self._initial.messages:
+            self.spawn(self._submit_initial(self._initial))
+
+    async def _resume_or_quit(self) -> None:
+        from knightcode._modes.interactive.sessions import resume
+
+        if not await resume(self, at_start=True):
+            await self.shutdown()
+
+    async def _submit_initial(self, prompts: Prompts) -> None:
+        """``knightcode "message" @file``: the UI starts and submits those prompts in turn."""
+        for index, text in enumerate(prompts.messages):
+            if self.model_missing:
+                self.set_editor_text(text)
+                self.transcript.notice(NO_MODEL_HELP, "warning")
+                return
+            self._start_run(text, prompts.images if index == 0 else None)
+            if self._run_task is not None:
+                await self._run_task
+
+    async def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.keyboard.disable()
+
+    # --- transcript -------------------------------------------------------------------------
+
+    def render_options(self) -> RenderOptions:
+        """How the transcript is drawn now: the terminal width, the toggles, the user's keys."""
+        from knightcode._modes.interactive.render import RenderOptions
+
+        view = self.transcript.options
+        keys = self.registry.keys_for("app.tools.expand")
+        return RenderOptions(
+            width=self.size.width if self.is_running and self.size.width else 80,
+            expand_tools=view.expand_tools,
+            show_thinking=view.show_thinking,
+            cwd=self.agent.cwd,
+            expand_hint=keys[0] if keys else "app.tools.expand",
+        )
+
+    def _write_item(self, renderable: RenderableType | None) -> None:
+        if renderable is not None:
+            # One blank line after every item, as between paragraphs.
+            self.scrollback.write(self._to_ansi(renderable) + "\n")
+
+    def _to_ansi(self, renderable: RenderableType) -> str:
+        from knightcode._modes.interactive.render import to_ansi
+
+        return to_ansi(renderable, self.render_options().width).rstrip("\n")
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Textual's inline driver clears the screen on a resize; print the transcript again at
+        # the new width (once the resizing settled), as the reference re-renders on resize.
+        width = event.size.width
+        if width == self._printed_width:
+            return
+        self._printed_width = width
+        if self._reprint_timer is not None:
+            self._reprint_timer.stop()
+        self._reprint_timer = self.set_timer(RESIZE_SETTLE_SECONDS, self.reprint)
+
+    def reprint(self) -> None:
+        """Print the whole transcript again (the view options or the width changed)."""
+        rendered = [self._to_ansi(r) + "\n" for r in self.transcript.rendered_items()]
+        self.scrollback.write("\n".join(rendered), reprint=True)
+
+    def _live_dirty(self) -> None:
+        self._dirty = True  # the next tick re-renders; a delta costs nothing more
+
+    def _tick(self) -> None:
+        if self._working_since is not None:
+            self._spinner_index = (self._spinner_index + 1) % len(SPINNER)
+            self._show_status()
+        if not self._dirty:
+            return
+        self._dirty = False
+        from knightcode._modes.interactive.view import render_live
+
+        options = self.render_options()
+        parts = [render_live(turn, options) for turn in self.transcript.turns]
+        shown = [part for part in parts if part is not None]
+        if not shown:
+            self._show("#live", None)
+            return
+        from rich.console import Group
+
+        self._show("#live", self._last_lines(Group(*shown)))
+
+    def _last_lines(self, renderable: RenderableType) -> RenderableType:
+        """The last screenful of ``renderable`` (the rest is still being written)."""
+        budget = max(3, self.size.height - 8)
+        lines = self._to_ansi(renderable).split("\n")
+        if len(lines) <= budget:
+            return Text.from_ansi("\n".join(lines))
+        return Text.from_ansi("\n".join(lines[-budget:]))
+
+    # --- agent events -----------------------------------------------------------------------
+
+    def _on_event(self, event: SessionEvent) -> None:
+        self.transcript.on_event(event)
+        if event["type"] in ("message_start", "auto_retry_end", "agent_settled"):
+            self._retry = None
+        if event["type"] == "agent_start":
+            self.set_working("Working…")
+        elif event["type"] == "agent_settled":
+            self.set_working(None)
+            self._update_footer()
+        elif event["type"] == "auto_retry_start":
+            deadline = time.monotonic() + event["delayMs"] / 1000
+            self._retry = (event["attempt"], event["maxAttempts"], deadline, event["errorMessage"])
+            self.set_working("Retrying")
+        elif event["type"] == "auto_retry_end" and not event["success"]:
+            self.transcript.notice(f"Retry failed: {event.get('finalError', '')}", "error")
+        elif event["type"] == "compaction_start":
+            self.set_working("Compacting…")
+        elif event["type"] == "compaction_end":
+            if event.get("errorMessage"):
+                self.transcript.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            self.set_working("Working…" if self.agent.is_streaming else None)
+        elif event["type"] == "queue_update":
+            self._queued = (list(event["steering"]), list(event["followUp"]))
+            self._show_widgets()
+        elif event["type"] == "message_end":
+            message = event["message"]
+            if message["role"] == "assistant" and self._totals is not None:
+                self._totals.add(message.get("usage"))
+            self._update_footer()
+        elif event["type"] in ("thinking_level_changed", "session_info_changed"):
+            self._update_footer()
+
+    def _show(self, selector: str, renderable: RenderableType | None) -> None:
+        """Show ``renderable`` in a live-region widget; None hides the widget (no blank line)."""
+        widget = self.query_one(selector, Static)
+        widget.set_class(renderable is None, "-empty")
+        widget.update("" if renderable is None else renderable)
+
+    def set_working(self, text: str | None) -> None:
+        if text is None:
+            self._working_since = None
+            self._status_text = ""
+        else:
+            if self._working_since is None:
+                self._working_since = time.monotonic()
+            self._status_text = text
+        self._show_status()
+
+    def _show_status(self) -> None:
+        if self._working_since is None:
+            self._show("#status", None)
+            return
+        hint = "/".join(self.registry.keys_for("app.interrupt")) or "escape"
+        if self._retry is not None:
+            from knightcode._modes.interactive.render import render_retry
+
+            attempt, attempts, deadline, error = self._retry
+            left = deadline - time.monotonic()
+            line = render_retry(attempt, attempts, left, error, self.render_options())
+            line.append(f"  ({hint} to cancel)", style="dim")
+            self._show("#status", line)
+            return
+        self._show(
+            "#status",
+            Text.assemble(
+                (SPINNER[self._spinner_index] + " ", "cyan"),
+                self._status_text,
+                (f"  ({hint} to interrupt)", "dim"),
+            ),
+        )
+
+    def _show_widgets(self) -> None:
+        lines: list[Text] = []
+        for key in sorted(self._plugin_widgets):
+            lines.extend(Text(line) for line in self._plugin_widgets[key])
+        steering, follow_up = self._queued
+        lines.extend(Text(f"Steering: {text}", style="yellow") for text in steering)
+        lines.extend(Text(f"Follow-up: {text}", style="yellow") for text in follow_up)
+        if self._plugin_status:
+            lines.append(Text("  ".join(self._plugin_status.values()), style="dim"))
+        self._show("#widgets", Text("\n").join(lines) if lines else None)
+
+    def set_plugin_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self._plugin_status.pop(key, None)
+        else:
+            self._plugin_status[key] = text
+        self._show_widgets()
+
+    def set_plugin_widget(self, key: str, lines: Sequence[str] | None) -> None:
+        if lines is None:
+            self._plugin_widgets.pop(key, None)
+        else:
+            self._plugin_widgets[key] = list(lines)
+        self._show_widgets()
+
+    def set_terminal_title(self, title: str) -> None:
+        clean = "".join(ch for ch in title if ch.isprintable())
+        self.scrollback.write_control(f"\x1b]0;{clean}\x07")
+
+    # --- settings and session -----------------------------------------------------------------
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.agent.options.agent_dir
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in effect (read again by :meth:`reload_settings`)."""
+        if self.host.context is not None:
+            return self.host.context.settings
+        assert self.plan is not None
+        return self.plan.settings
+
+    def settings_model(self) -> SettingsModel:
+        return self.settings.model
+
+    def reload_settings(self) -> None:
+        """Read the settings files again (after ``/settings``, ``/scoped-models``)."""
+        if self.host.options is None or self.host.context is None:
+            return
+        from knightcode._plugins.planning import make_plan
+
+        self.host.context.reload_settings(make_plan(self.host.options).settings)
+
+    async def reload_everything(self) -> None:
+        """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
+        from knightcode._modes.setup import choose_tools, system_prompt
+        from knightcode._plugins.reload import reload_extensions
+
+        if self.agent.is_streaming:
+            self.transcript.notice(
+                "Wait for the agent to finish (or interrupt it) first", "warning"
+            )
+            return
+        report = reload_extensions(self.host) if self.host.options is not None else None
+        self.registry.reload()
+        self.registry.set_shortcuts(
+            (item.owner, item.definition) for item in self.host.registrations.shortcuts
+        )
+        self._reload_editor_keys()
+        warnings: list[str] = list(self.host.warnings)
+        if self.request is not None and self.plan is not None:
+            tools = choose_tools(self.request, self.host, self.settings)
+            prompt = system_prompt(
+                self.request,
+                self.agent.cwd,
+                self.agent_dir,
+                self.plan.trust.trusted,
+                tools,
+                warnings,
+            )
+            self.agent.reconfigure(tools, prompt)
+        lines = ["Reloaded plugins, settings, keybindings and context files"]
+        if report is not None:
+            for label, names in (
+                ("loaded", report.loaded),
+                ("reloaded", report.reloaded),
+                ("unloaded", report.unloaded),
+                ("failed", report.failed),
+            ):
+                if names:
+                    lines.append(f"  {label}: {', '.join(names)}")
+        for warning in [*warnings, *self.registry.warnings]:
+            lines.append(f"  warning: {warning}")
+        for conflict in self.registry.conflicts:
+            lines.append(f"  key conflict: {conflict}")
+        self.transcript.notice("\n".join(lines))
+        self.refresh_footer()
+
+    def _reload_editor_keys(self) -> None:
+        self.editor.reload_keys()
+        self.editor.set_commands(self.command_infos())
+
+    def session_replaced(self, message: str, *, quiet: bool = False) -> None:
+        """The session (or the point in its tree) changed: show its conversation afresh."""
+        self._totals = None  # summed again for the session now open
+        self.transcript.items.clear()
+        self.transcript.turns.clear()
+        self.scrollback.write("", reprint=True)
+        if self._header is not None:
+            self.transcript.add_renderable(self._header)
+        self.transcript.load(self.agent.messages)
+        if not quiet:
+            self.transcript.notice(message)
+        self.refresh_footer()
+
+    def after_compaction(self, verdict: CompactionVerdict) -> None:
+        """A manual compaction ended: show the conversation as the model now sees it."""
+        self.session_replaced("Compacted the context")
+
+    def copy_to_clipboard_osc52(self, text: str) -> None:
+        """Put ``text`` on the clipboard through the terminal (OSC 52, works over SSH and in tmux
+        with ``set-clipboard on``); the terminal may refuse silently, so say what was sent.
+        """
+        import base64
+
+        payload = base64.b64encode(text.encode()).decode()
+        self.scrollback.write_control(f"\x1b]52;c;{payload}\x07")
+        lines = text.count("\n") + 1
+        self.transcript.notice(f"Copied {lines} line{'s' if lines != 1 else ''} to the clipboard")
+
+    def refresh_footer(self) -> None:
+        self._update_footer()
+
+    def _update_footer(self) -> None:
+        from knightcode._modes.interactive.footer import Totals, footer_text
+
+        if self._totals is None:
+            self._totals = Totals.of(self.agent)
+        self.query_one("#footer", Static).update(footer_text(self.agent, self._totals))
+        self.editor.border_level(self.agent.thinking_level)
+
+    # --- input ------------------------------------------------------------------------------
+
+    def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        self.spawn(self.submit(message.text))
+
+    def on_prompt_editor_copy_requested(self, message: PromptEditor.CopyRequested) -> None:
+        self.copy_to_clipboard_osc52(message.text)
+
+    def on_prompt_editor_completion_changed(self, message: PromptEditor.CompletionChanged) -> None:
+        from knightcode._modes.interactive.completion import CompletionMenu
+
+        self.query_one("#menu", CompletionMenu).show(message.items, message.selected)
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        """Run ``work`` beside the UI (a command may take long: keys must keep flowing); a
+        failure becomes an error line in the transcript.
+        """
+
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception as error:
+                self.transcript.notice(f"Error: {error}", "error")
+
+        task = asyncio.ensure_future(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def submit(self, text: str) -> None:
+        """What Enter does with the editor's text."""
+        from knightcode._modes.interactive.commands import run_command
+
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped.startswith("/") and await run_command(self, stripped):
+            if self.model_missing:
+                await self.adopt_available_model()
+            return
+        if stripped.startswith("!") and len(stripped) > 1:
+            excluded = stripped.startswith("!!")
+            command = stripped[2:] if excluded else stripped[1:]
+            if command.strip():
+                await self.run_shell(command.strip(), excluded)
+                return
+        if self.model_missing:
+            self.transcript.notice(NO_MODEL_HELP, "warning")
+            self.set_editor_text(text)  # nothing is lost: fix the model, press Enter again
+            return
+        if self.agent.is_streaming:
+            self.agent.steer(text)
+            return
+        self._start_run(text)
+
+    async def run_shell(self, command: str, excluded: bool) -> None:
+        """``!cmd`` (output goes to the model with the next prompt) and ``!!cmd`` (kept out of
+        its context): run through the execution backend, output streamed live, recorded like
+        the RPC ``bash`` command records it.
+        """
+        from knightcode._abort import AbortSignal
+        from knightcode._agent.user_bash import record_bash_execution, run_user_bash
+
+        signal = AbortSignal()
+        self.shell_signal = signal
+        chunks: list[str] = []
+
+        def on_chunk(text: str) -> None:
+            chunks.append(text)
+            tail = "".join(chunks)[-4000:].splitlines()[-12:]
+            self._show("#live", Text.assemble((f"$ {command}\n", "bold"), "\n".join(tail)))
+
+        self.set_working(f"Running {command}")
+        try:
+            message = await run_user_bash(
+                self.agent, command, exclude_from_context=excluded, signal=signal, on_chunk=on_chunk
+            )
+        finally:
+            self.shell_signal = None
+            self.set_working("Working…" if self.agent.is_streaming else None)
+            self._show("#live", None)
+            self._dirty = True
+        self.transcript.add(Item("message", message=message))
+        await record_bash_execution(self.agent, message)
+
+    @property
+    def model_missing(self) -> bool:
+        """No model is usable yet (the UI opened anyway, see ``placeholder_model``)."""
+        from knightcode._modes.setup import NO_MODEL_API
+
+        return self.agent.model.api == NO_MODEL_API
+
+    async def adopt_available_model(self) -> None:
+        """After a command (``/login``, ``/llama``) a model may have become usable: take it."""
+        model = await self.agent.model_registry.default_model()
+        if model is not None:
+            await self.agent.set_model(model)
+            self.transcript.notice(f"Using {model.ref}")
+            self._update_footer()
+
+    def follow_up(self, text: str) -> None:
+        if not text.strip():
+            return
+        if self.agent.is_streaming:
+            self.agent.follow_up(text)
+        else:
+            self.spawn(self.submit(text))  # idle: the same as Enter (commands, !cmd …)
+
+    def _start_run(self, text: str, images: list[ImageContent] | None = None) -> None:
+        async def run() -> None:
+            try:
+                await self.agent.prompt(text, images, source="interactive")
+            except Exception as error:  # a failed run is reported; the UI goes on
+                self.transcript.notice(f"Error: {error}", "error")
+            finally:
+                self.transcript.flush_all()
+                self.set_working(None)
+
+        self._run_task = asyncio.ensure_future(run())
+
+    async def on_event(self, event: events.Event) -> None:
+        held = self.dialogs.held_keys
+        if held is not None and isinstance(event, events.Key) and not event.is_forwarded:
+            held.append(event)  # typed while a dialog opens: replayed into it
+            return
+        await super().on_event(event)
+
+    async def on_key(self, event: events.Key) -> None:
+        from knightcode._keys.textual_keys import key_ids
+
+        for key_id in key_ids(event):
+            shortcut = self.registry.shortcut_for(key_id)
+            if shortcut is not None:
+                event.stop()
+                self.spawn(self._run_shortcut(shortcut))
+                return
+            # A key may serve an editor action and an app action (ctrl+d deletes forward, or
+            # exits on an empty editor): what reaches the app is for the app action.
+            for action in self.registry.actions_for(key_id, "main"):
+                if action.startswith("app."):
+                    event.stop()
+                    event.prevent_default()
+                    # Beside the message loop: an action may open a dialog, whose keys arrive
+                    # through this same loop.
+                    self.spawn(self.run_app_action(action))
+                    return
+
+    async def _run_shortcut(self, shortcut: object) -> None:
+        import inspect
+
+        handler = getattr(shortcut, "handler", None)
+        if handler is None or self.host.context is None:
+            return
+        try:
+            result = handler(self.host.context)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as error:
+            self.transcript.notice(f"Shortcut failed: {error}", "error")
+
+    async def run_app_action(self, action: str) -> None:
+        """Perform one ``app.*`` action of the ``main`` context."""
+        from knightcode._modes.interactive.actions import perform
+
+        await perform(self, action)
+
+    async def edit_externally(self) -> None:
+        """``app.editor.external``: edit the text in ``externalEditor``, $VISUAL or $EDITOR."""
+        from knightcode._modes.interactive.terminal import handed_back
+
+        with handed_back(self, self.keyboard):
+            self.editor.edit_externally(self.settings_model().external_editor)
+
+    def editor_text(self) -> str:
+        return self.editor.expanded_text
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor.set_text(text)
+
+    def request_shutdown(self) -> None:
+        """Quit once the current work settled (a plugin's ``ctx.shutdown()``)."""
+        self.call_later(self.shutdown)
+
+    async def shutdown(self, status: int = 0) -> None:
+        """Leave: abort a run, let it settle, then exit the app."""
+        self.exit_status = status
+        if self.agent.is_streaming:
+            self.agent.abort()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.agent.wait_idle(), 5)
+        self.exit(status)
+
+
+class _Renderers:
+    """The transcript's renderers, bound to the app's current width and toggles."""
+
+    def __init__(self, app: KnightcodeApp) -> None:
+        self._app = app
+
+    def item(self, item: Item) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_item
+
+        return render_item(item, self._app.render_options())
+
+    def markdown(self, text: str) -> RenderableType | None:
+        from knightcode._modes.interactive.render import render_assistant_text
+
+        return render_assistant_text(text.strip(), self._app.render_options())
+
+    def block(self, block: AssistantContent) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_block
+
+        return render_block(block, self._app.render_options())
+
+    def tools_and_stop(self, turn: Turn) -> RenderableType | None:
+        from knightcode._modes.interactive.view import render_tools_and_stop
+
+        return render_tools_and_stop(turn, self._app.render_options())

@@ -1,0 +1,121 @@
+"""Choosing the model: ``/model``, ``ctrl+p`` cycling through the scoped models, ``/scoped-models``,
+and the thinking level (``shift+tab``).
+
+A model chosen on purpose (selector, ``/model id``, cycling) becomes the default of the next
+start (``defaultProvider``/``defaultModel`` in the user's settings), as in the reference; the
+scope (``enabledModels``) is saved by ``/scoped-models``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knightcode._llm.types import Model
+    from knightcode._modes.interactive.app import KnightcodeApp
+
+__all__ = [
+    "choose_model",
+    "cycle_model",
+    "cycle_thinking",
+    "edit_scoped_models",
+    "scoped_models",
+    "switch_model",
+]
+
+
+def _matches(model: Model, pattern: str) -> bool:
+    pattern = pattern.strip()
+    return fnmatch.fnmatchcase(model.ref, pattern) or fnmatch.fnmatchcase(model.id, pattern)
+
+
+def scoped_models(app: KnightcodeApp) -> list[Model]:
+    """The models ``ctrl+p`` cycles through: ``enabledModels`` (patterns such as
+    ``anthropic/*`` or ``gpt-4o``, in their order) over the available ones, else all available.
+    """
+    available = app.agent.model_registry.available()
+    patterns = app.settings_model().enabled_models
+    if not patterns:
+        return available
+    chosen: list[Model] = []
+    for pattern in patterns:
+        for model in available:
+            if _matches(model, pattern) and model not in chosen:
+                chosen.append(model)
+    return chosen or available
+
+
+def _save_default(app: KnightcodeApp, model: Model) -> None:
+    from knightcode._config.edit_settings import set_setting
+    from knightcode._errors import KnightcodeError
+
+    path = app.agent_dir / "settings.json"
+    try:
+        set_setting(path, "defaultProvider", model.provider)
+        set_setting(path, "defaultModel", model.id)
+    except (KnightcodeError, OSError) as error:
+        app.transcript.notice(f"Could not save the default model in {path}: {error}", "warning")
+
+
+async def switch_model(app: KnightcodeApp, model: Model, *, cycled: bool = False) -> None:
+    """Use ``model`` from the next request on, and remember it for the next start."""
+    await app.agent.set_model(model, source="cycle" if cycled else "set")
+    _save_default(app, model)
+    app.refresh_footer()
+    app.transcript.notice(f"Model: {model.ref}")
+
+
+async def cycle_model(app: KnightcodeApp, step: int) -> None:
+    models = scoped_models(app)
+    current = app.agent.model
+    keys = [m.ref for m in models]
+    if not models or (len(models) == 1 and keys[0] == current.ref):
+        app.transcript.notice("No other model to switch to (see /scoped-models, /login)")
+        return
+    index = keys.index(current.ref) if current.ref in keys else (-1 if step > 0 else 0)
+    await switch_model(app, models[(index + step) % len(models)], cycled=True)
+
+
+async def cycle_thinking(app: KnightcodeApp) -> None:
+    from knightcode._types.messages import THINKING_CYCLE
+
+    if not app.agent.model.reasoning:
+        app.transcript.notice(f"{app.agent.model.ref or 'This model'} does not think")
+        return
+    current = app.agent.thinking_level
+    index = THINKING_CYCLE.index(current) if current in THINKING_CYCLE else -1
+    await app.agent.set_thinking_level(THINKING_CYCLE[(index + 1) % len(THINKING_CYCLE)])
+    app.refresh_footer()
+
+
+async def choose_model(app: KnightcodeApp) -> None:
+    """The model selector: every known model, the unavailable ones greyed with the reason."""
+    registry = app.agent.model_registry
+    try:
+        await registry.refresh_models(signal=app.agent.signal)
+    except Exception as error:  # a live provider being down must not hide the others
+        app.transcript.notice(f"Could not refresh the model list: {error}", "warning")
+    chosen = await app.dialogs.pick_model(registry.models, app.agent.model)
+    if chosen is not None and chosen.ref != app.agent.model.ref:
+        await switch_model(app, chosen)
+
+
+async def edit_scoped_models(app: KnightcodeApp) -> None:
+    from knightcode._config.edit_settings import set_setting
+    from knightcode._errors import KnightcodeError
+
+    available = app.agent.model_registry.available()
+    enabled = [m.ref for m in scoped_models(app)] if app.settings_model().enabled_models else []
+    result = await app.dialogs.scoped_models(available, enabled)
+    if result is None:
+        return
+    path = app.agent_dir / "settings.json"
+    try:
+        set_setting(path, "enabledModels", result or None)
+    except (KnightcodeError, OSError) as error:
+        app.transcript.notice(f"Could not save enabledModels in {path}: {error}", "error")
+        return
+    app.reload_settings()
+    described = ", ".join(result) if result else "all available models"
+    app.transcript.notice(f"ctrl+p cycles through: {described}")
