@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,7 +69,8 @@ def test_control_keys_and_escape(keys: TmuxSession) -> None:
 
 
 def test_exit_status_and_last_screen_survive_the_program(tmp_path: Path) -> None:
-    with TmuxSession.start(["sh", "-c", "echo bye; exit 3"], cwd=tmp_path) as tmux:
+    # (the sleep: tmux 3.3 may lose what a program writes if it ends within ms of its start)
+    with TmuxSession.start(["sh", "-c", "echo bye; sleep 0.1; exit 3"], cwd=tmp_path) as tmux:
         assert tmux.wait_exit() == 3
         assert tmux.capture() == "bye"
 
@@ -93,6 +95,19 @@ def test_wait_for_timeout_shows_the_screen(tmp_path: Path) -> None:
         message = str(failure.value)
         assert "text 'never shown' not on the screen after 0.2 s" in message
         assert "on screen" in message
+
+
+def test_wait_for_fails_at_once_when_the_program_ended_without_showing_it(tmp_path: Path) -> None:
+    with TmuxSession.start(["sh", "-c", "echo not ready; sleep 0.1; exit 2"], cwd=tmp_path) as tmux:
+        started = time.monotonic()
+        with pytest.raises(AssertionError) as failure:
+            tmux.wait_for("ready>", timeout=30)
+        assert time.monotonic() - started < 5
+        assert "text 'ready>' not on the screen: the program exited with status 2" in str(
+            failure.value
+        )
+        assert "not ready" in str(failure.value)
+        assert tmux.wait_for("not ready").group() == "not ready"  # what it did show still matches
 
 
 def test_wait_for_matches_str_literally_and_patterns_as_regex(tmp_path: Path) -> None:
