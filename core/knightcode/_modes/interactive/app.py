@@ -26,11 +26,11 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from knightcode._modes.interactive.renderers import AppRenderers
 from knightcode._modes.interactive.scrollback import Scrollback
 from knightcode._modes.interactive.status import StatusArea
 from knightcode._modes.interactive.terminal import KeyboardModes
 from knightcode._modes.interactive.transcript import Item, Transcript
-from knightcode._modes.interactive.view import AppRenderers
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Sequence
@@ -62,6 +62,7 @@ __all__ = ["KnightcodeApp"]
 
 LIVE_FPS = 30
 RESIZE_SETTLE_SECONDS = 0.15
+WARM_UP_AFTER_SECONDS = 0.05
 NO_MODEL_HELP = (
     "No model is available yet. /login adds an API key, /model picks a model, "
     "/llama loads a local one (llama.cpp)."
@@ -219,6 +220,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.transcript.load(self.agent.messages)
         self._unsubscribe = self.agent.subscribe(self._on_event)
         self.set_interval(1 / LIVE_FPS, self._tick)
+        # The markdown stack loads just after the first frame, not before it.
+        self.set_timer(WARM_UP_AFTER_SECONDS, self._warm_up)
         self._update_footer()
         self._printed_width = self.size.width
         self.query_one("#editor").focus()
@@ -251,9 +254,14 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     # --- transcript -------------------------------------------------------------------------
 
+    def _warm_up(self) -> None:
+        from knightcode._modes.interactive.renderers import warm_up
+
+        warm_up()
+
     def render_options(self) -> RenderOptions:
         """How the transcript is drawn now: the terminal width, the toggles, the user's keys."""
-        from knightcode._modes.interactive.render import RenderOptions
+        from knightcode._modes.interactive.render.options import RenderOptions
 
         view = self.transcript.options
         keys = self.registry.keys_for("app.tools.expand")
@@ -271,7 +279,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self.scrollback.write(self._to_ansi(renderable) + "\n")
 
     def _to_ansi(self, renderable: RenderableType) -> str:
-        from knightcode._modes.interactive.render import to_ansi
+        from knightcode._modes.interactive.render.ansi import to_ansi
 
         return to_ansi(renderable, self.render_options().width).rstrip("\n")
 

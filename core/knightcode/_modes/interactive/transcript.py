@@ -18,11 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from knightcode._modes.interactive.render import StreamingMarkdown
-
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from knightcode._modes.interactive.render.markdown_stream import StreamingMarkdown
     from knightcode._types.events import SessionEvent
     from knightcode._types.messages import (
         AgentMessage,
@@ -232,6 +231,8 @@ class Transcript:
             if turn.stream is not None:
                 self._end_stream(turn)
             self._print_text_blocks(turn, index)  # thinking before this text, printed in order
+            from knightcode._modes.interactive.render.markdown_stream import StreamingMarkdown
+
             turn.stream, turn.stream_index = StreamingMarkdown(), index
         turn.stream.append(delta)
         for block in turn.stream.take_completed():

@@ -25,12 +25,10 @@ from knightcode._modes.interactive.render import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from knightcode._modes.interactive.app import KnightcodeApp
     from knightcode._modes.interactive.transcript import Item, Turn
     from knightcode._types.messages import AgentMessage, AssistantContent, ToolCall
 
 __all__ = [
-    "AppRenderers",
     "render_block",
     "render_item",
     "render_live",
@@ -135,22 +133,3 @@ def render_item(item: Item, o: RenderOptions) -> RenderableType | None:
     if item.kind == "notice":
         return render_notice(item.text, item.level, o)
     return item.renderable
-
-
-class AppRenderers:
-    """The transcript's renderers, bound to the app's current width and toggles."""
-
-    def __init__(self, app: KnightcodeApp) -> None:
-        self._app = app
-
-    def item(self, item: Item) -> RenderableType | None:
-        return render_item(item, self._app.render_options())
-
-    def markdown(self, text: str) -> RenderableType | None:
-        return render_assistant_text(text.strip(), self._app.render_options())
-
-    def block(self, block: AssistantContent) -> RenderableType | None:
-        return render_block(block, self._app.render_options())
-
-    def tools_and_stop(self, turn: Turn) -> RenderableType | None:
-        return render_tools_and_stop(turn, self._app.render_options())
