@@ -39,6 +39,9 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     # snapshot that would make Textual and rich draw for the wrong width.
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
+    # Textual draws a changed screen at most this often (its default, 60, can hold a typed
+    # character back up to 16 ms); read when Textual is first imported, i.e. just below.
+    os.environ.setdefault("TEXTUAL_FPS", "120")
     from knightcode._config.context_files import discover_context_files
     from knightcode._keys.registry import KeyRegistry
     from knightcode._modes.interactive.app import KnightcodeApp

@@ -26,6 +26,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from knightcode._modes.interactive.lines import Lines
 from knightcode._modes.interactive.renderers import AppRenderers
 from knightcode._modes.interactive.scrollback import Scrollback
 from knightcode._modes.interactive.status import StatusArea
@@ -86,8 +87,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     Screen { height: auto; background: transparent; }
     Screen:inline { border: none; height: auto; }
     .-empty { display: none; }
-    #live { height: auto; }
-    #status { height: auto; color: $text-muted; }
+    #status { color: $text-muted; }
     #widgets { height: auto; }
     #input { height: auto; }
     #footer { height: auto; color: $text-muted; }
@@ -142,8 +142,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     def compose(self) -> ComposeResult:
         from knightcode._modes.interactive.completion import CompletionMenu
 
-        yield Static("", id="live", classes="-empty")
-        yield Static("", id="status", classes="-empty")
+        yield Lines(id="live")
+        yield Lines(id="status")
         yield Static("", id="widgets", classes="-empty")
         with Vertical(id="input"):
             yield self._make_editor()
@@ -255,9 +255,15 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     # --- transcript -------------------------------------------------------------------------
 
     def _warm_up(self) -> None:
+        import gc
+
         from knightcode._modes.interactive.renderers import warm_up
 
         warm_up()
+        # Everything built so far lives as long as the UI: out of the collector's way, so a
+        # full collection while an answer streams does not stall a keystroke's echo.
+        gc.collect()
+        gc.freeze()
 
     def render_options(self) -> RenderOptions:
         """How the transcript is drawn now: the terminal width, the toggles, the user's keys."""
@@ -319,13 +325,13 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
         self._show("#live", self._last_lines(Group(*shown)))
 
-    def _last_lines(self, renderable: RenderableType) -> RenderableType:
+    def _last_lines(self, renderable: RenderableType) -> Text:
         """The last screenful of ``renderable`` (the rest is still being written)."""
         budget = max(3, self.size.height - 8)
         lines = self._to_ansi(renderable).split("\n")
-        if len(lines) <= budget:
-            return Text.from_ansi("\n".join(lines))
-        return Text.from_ansi("\n".join(lines[-budget:]))
+        text = Text.from_ansi("\n".join(lines[-budget:]), no_wrap=True, overflow="crop")
+        text.no_wrap = True
+        return text
 
     # --- agent events -----------------------------------------------------------------------
 
@@ -361,7 +367,18 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._update_footer()
 
     def _show(self, selector: str, renderable: RenderableType | None) -> None:
-        """Show ``renderable`` in a live-region widget; None hides the widget (no blank line)."""
+        """Show ``renderable`` above the editor; None hides the widget (no blank line).
+
+        ``#live`` and ``#status`` take laid-out text (:class:`Lines`, no layout pass per frame);
+        the others any renderable.
+        """
+        if selector in ("#live", "#status"):
+            lines = self.query_one(selector, Lines)
+            if renderable is None or isinstance(renderable, Text):
+                lines.show(renderable)
+            else:
+                lines.show(self._last_lines(renderable))
+            return
         widget = self.query_one(selector, Static)
         widget.set_class(renderable is None, "-empty")
         widget.update("" if renderable is None else renderable)

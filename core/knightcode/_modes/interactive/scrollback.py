@@ -73,7 +73,7 @@ class Scrollback:
         driver.write(prefix + body + CLEAR_BELOW)
         driver.flush()
         app._previous_cursor_position = Offset(0, 0)
-        app.screen.refresh(layout=True)
+        app.screen.refresh()  # repaint the whole region below what was written
 
     def write_control(self, sequence: str) -> None:
         """Send a control sequence that draws nothing (a window title), in order with frames."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["SPINNER", "StatusArea"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPINNER_SECONDS = 0.08
 
 Show = Callable[[str, "RenderableType | None"], None]
 
@@ -67,9 +68,14 @@ class StatusArea:
         self._retry = None
 
     def tick(self) -> None:
-        """Advance the spinner and the countdown (called every frame while working)."""
-        if self.working_since is not None:
-            self._spinner = (self._spinner + 1) % len(SPINNER)
+        """Advance the spinner and the countdown (called every frame; redraws only when the
+        spinner moves on, every :data:`SPINNER_SECONDS`).
+        """
+        if self.working_since is None:
+            return
+        step = int((time.monotonic() - self.working_since) / SPINNER_SECONDS) % len(SPINNER)
+        if step != self._spinner:
+            self._spinner = step
             self._draw_status()
 
     def _draw_status(self) -> None:
