@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from knightcode._modes.interactive.transcript import SHOWN_ON_LOAD, Item, Transcript, Turn
+from knightcode._modes.interactive.transcript import (
+    SCREENS_ON_LOAD,
+    SHOWN_ON_LOAD,
+    Item,
+    Transcript,
+    Turn,
+)
 from knightcode._types.messages import AssistantContent
 
 
@@ -38,6 +44,9 @@ class Recorder:
             return f"message:{item.message['role']}"
         return None
 
+    def text(self, item: Item) -> str | None:
+        return self.item(item)
+
     def markdown(self, text: str) -> str:
         return f"md:{text.strip()}"
 
@@ -55,7 +64,8 @@ class Recorder:
 
 def _transcript() -> tuple[Transcript, Recorder]:
     recorder = Recorder()
-    return Transcript(recorder.emit, recorder.live, recorder), recorder  # type: ignore[arg-type]
+    transcript = Transcript(recorder.emit, recorder.emit, recorder.live, recorder)  # type: ignore[arg-type]
+    return transcript, recorder
 
 
 def _assistant(content: list[dict[str, Any]], stop: str = "stop") -> dict[str, Any]:
@@ -133,9 +143,21 @@ def test_opening_a_long_session_prints_only_its_last_items() -> None:
     for n in range(SHOWN_ON_LOAD):
         messages.append({"role": "user", "content": f"q{n}"})
         messages.append(_assistant([{"type": "text", "text": f"a{n}"}]))
-    transcript.load(messages)  # type: ignore[arg-type]
+    transcript.load(messages, screen_lines=1000)  # type: ignore[arg-type]
     assert recorder.printed[0] == f"notice:{SHOWN_ON_LOAD:,} earlier messages are not shown " + (
         "here (/tree moves through them, /export writes them all)"
     )
     assert len(recorder.printed) == SHOWN_ON_LOAD + 1
     assert recorder.printed[-1] == f"turn:a{SHOWN_ON_LOAD - 1}"
+
+
+def test_opening_a_session_prints_what_fills_a_few_screens() -> None:
+    transcript, recorder = _transcript()
+    messages = [
+        {"role": "user", "content": f"q{n}"} if n % 2 == 0 else _assistant([]) for n in range(100)
+    ]
+    transcript.load(messages, screen_lines=10)  # type: ignore[arg-type]
+    shown = SCREENS_ON_LOAD * 10  # one line per item here
+    assert recorder.printed[0].startswith(f"notice:{100 - shown} earlier messages")
+    assert len(recorder.printed) == shown + 1
+    assert [item.kind for item in transcript.items][-1] == "turn"

@@ -115,7 +115,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._initial = initial
         self.scrollback = Scrollback(self)
         self.keyboard = KeyboardModes()
-        self.transcript = Transcript(self._write_item, self._live_dirty, AppRenderers(self))
+        self.transcript = Transcript(
+            self._write_item, self._write_text, self._live_dirty, AppRenderers(self)
+        )
         self._header = header
         self._dirty = False
         self.status = StatusArea(self._show, registry, self.render_options)
@@ -127,6 +129,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._escape_pressed_at = 0.0
         self._printed_width = 0
         self._totals: Totals | None = None
+        self._summing = False
+        self._totals_stale = False
         self._images: list[ImageContent] = []
         self._reprint_timer: Timer | None = None
         self.exit_status = 0
@@ -217,7 +221,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if self._header is not None:
             self.transcript.add_renderable(self._header)
         self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
-        self.transcript.load(self.agent.messages)
+        self.transcript.load(self.agent.messages, self.size.height or 50)
         self._unsubscribe = self.agent.subscribe(self._on_event)
         self.set_interval(1 / LIVE_FPS, self._tick)
         # The markdown stack loads just after the first frame, not before it.
@@ -281,8 +285,15 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def _write_item(self, renderable: RenderableType | None) -> None:
         if renderable is not None:
-            # One blank line after every item, as between paragraphs.
-            self.scrollback.write(self._to_ansi(renderable) + "\n")
+            self._write_text(self.ansi(renderable))
+
+    def _write_text(self, text: str) -> None:
+        # One blank line after every item, as between paragraphs.
+        self.scrollback.write(text + "\n")
+
+    def ansi(self, renderable: RenderableType) -> str:
+        """``renderable`` as terminal text at the current width."""
+        return self._to_ansi(renderable)
 
     def _to_ansi(self, renderable: RenderableType) -> str:
         from knightcode._modes.interactive.render.ansi import to_ansi
@@ -360,8 +371,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self.status.set_queued(event["steering"], event["followUp"])
         elif event["type"] == "message_end":
             message = event["message"]
-            if message["role"] == "assistant" and self._totals is not None:
-                self._totals.add(message.get("usage"))
+            if message["role"] == "assistant":
+                if self._totals is not None:
+                    self._totals.add(message.get("usage"))
+                else:
+                    self._totals_stale = True  # a sum in progress may have missed it
             self._update_footer()
         elif event["type"] in ("thinking_level_changed", "session_info_changed"):
             self._update_footer()
@@ -433,7 +447,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.scrollback.write("", reprint=True)
         if self._header is not None:
             self.transcript.add_renderable(self._header)
-        self.transcript.load(self.agent.messages)
+        self.transcript.load(self.agent.messages, self.size.height or 50)
         if not quiet:
             self.transcript.notice(message)
         self.refresh_footer()
@@ -458,14 +472,30 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         how = f"with {program}" if program else "through the terminal (OSC 52)"
         self.transcript.notice(f"Copied {lines} line{'s' if lines != 1 else ''} {how}")
 
+    async def _sum_totals(self) -> None:
+        """Sum the session's tokens and cost beside the UI (a pass over the whole file)."""
+        from knightcode._modes.interactive.footer import Totals
+
+        try:
+            while True:
+                self._totals_stale = False
+                totals = await asyncio.to_thread(Totals.of, self.agent)
+                if not self._totals_stale:  # no answer ended meanwhile: exact
+                    self._totals = totals
+                    break
+        finally:
+            self._summing = False
+        self._update_footer()
+
     def refresh_footer(self) -> None:
         self._update_footer()
 
     def _update_footer(self) -> None:
-        from knightcode._modes.interactive.footer import Totals, footer_text
+        from knightcode._modes.interactive.footer import footer_text
 
-        if self._totals is None:
-            self._totals = Totals.of(self.agent)
+        if self._totals is None and not self._summing:
+            self._summing = True
+            self.spawn(self._sum_totals())
         self.query_one("#footer", Static).update(footer_text(self.agent, self._totals))
         self.editor.border_level(self.agent.thinking_level)
 

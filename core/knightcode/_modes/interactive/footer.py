@@ -76,7 +76,7 @@ class Totals:
             self.cost += count_value(spent.get("total"))
 
 
-def footer_text(agent: AgentSession, totals: Totals) -> Text:
+def footer_text(agent: AgentSession, totals: Totals | None) -> Text:
     """Two lines: cwd (and session name); tokens, cost, context use, model and thinking level."""
     from knightcode._session.tokens import estimate_context_tokens
 
@@ -84,12 +84,15 @@ def footer_text(agent: AgentSession, totals: Totals) -> Text:
     name = agent.session.session_name
     if name:
         first.append(f" • {name}", style="dim")
-    parts = [f"↑{compact_count(totals.input)}", f"↓{compact_count(totals.output)}"]
-    if totals.cache_read:
-        parts.append(f"R{compact_count(totals.cache_read)}")
-    if totals.cache_write:
-        parts.append(f"W{compact_count(totals.cache_write)}")
-    parts.append(f"${totals.cost:.3f}")
+    if totals is None:
+        parts = ["↑… ↓… $…"]  # still being summed (a long session), in the background
+    else:
+        parts = [f"↑{compact_count(totals.input)}", f"↓{compact_count(totals.output)}"]
+        if totals.cache_read:
+            parts.append(f"R{compact_count(totals.cache_read)}")
+        if totals.cache_write:
+            parts.append(f"W{compact_count(totals.cache_write)}")
+        parts.append(f"${totals.cost:.3f}")
     window = agent.model.context_window
     used = estimate_context_tokens(agent.messages).tokens
     shown_window = compact_count(window)

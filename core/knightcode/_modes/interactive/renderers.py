@@ -29,6 +29,10 @@ class AppRenderers:
 
         return render_item(item, self._app.render_options())
 
+    def text(self, item: Item) -> str | None:
+        renderable = self.item(item)
+        return None if renderable is None else self._app.ansi(renderable)
+
     def markdown(self, text: str) -> RenderableType | None:
         from knightcode._modes.interactive.render.messages import render_assistant_text
 

@@ -36,8 +36,12 @@ __all__ = ["Renderers", "Transcript", "ViewOptions"]
 
 NoticeLevel = Literal["info", "warning", "error"]
 
-#: How many finished items of an existing session are printed when it is opened.
+#: At most this many finished items of an existing session are printed when it is opened …
 SHOWN_ON_LOAD = 200
+#: … and no more than fill this many screens.
+SCREENS_ON_LOAD = 3
+#: How many messages from the end are grouped into items for that (tool results included).
+TAIL_MESSAGES_PER_ITEM = 8
 
 
 @dataclass
@@ -80,6 +84,10 @@ class Renderers(Protocol):
 
     def item(self, item: Item) -> RenderableType | None: ...
 
+    def text(self, item: Item) -> str | None:
+        """``item`` rendered to terminal text at the current width (None: nothing shown)."""
+        ...
+
     def markdown(self, text: str) -> RenderableType | None: ...
 
     def block(self, block: AssistantContent) -> RenderableType | None: ...
@@ -103,6 +111,7 @@ class Transcript:
     """Turns session events into finished items and a live renderable.
 
     :param emit: writes a renderable to the scrollback (None: nothing to show)
+    :param emit_text: writes text already rendered (:meth:`Renderers.text`) to the scrollback
     :param live_changed: called (cheaply) when the live part changed; the app re-renders later
     :param render: the app's renderers at the current width and view options
     """
@@ -110,10 +119,12 @@ class Transcript:
     def __init__(
         self,
         emit: Callable[[RenderableType | None], None],
+        emit_text: Callable[[str], None],
         live_changed: Callable[[], None],
         render: Renderers,
     ) -> None:
         self._emit = emit
+        self._emit_text = emit_text
         self._live_changed = live_changed
         self._render = render
         self.options = ViewOptions()
@@ -138,44 +149,71 @@ class Transcript:
         rendered = (self._render.item(item) for item in self.items)
         return [r for r in rendered if r is not None]
 
-    def load(self, messages: list[AgentMessage]) -> None:
+    def load(self, messages: list[AgentMessage], screen_lines: int = 50) -> None:
         """Show a session's existing messages (start-up, resume, tree navigation).
 
-        Only the last :data:`SHOWN_ON_LOAD` items are printed: a long session would otherwise
-        take seconds to render into the scrollback before the editor is usable. A first line
-        says how many earlier ones there are and where to find them.
+        Only the last few screens of it are printed (``screen_lines`` is the terminal's
+        height): a long session would otherwise take seconds to render into the scrollback
+        before the editor is usable. A first line says how many earlier ones there are and where
+        to find them.
         """
-        items: list[Item] = []
+        # Only the tail can be shown: group that much (a long session has ~100,000 messages).
+        first = max(0, len(messages) - SHOWN_ON_LOAD * TAIL_MESSAGES_PER_ITEM)
+        items: list[tuple[Item, int]] = []  # (item, index of its first message)
         turn: Turn | None = None
-        for message in messages:
+        turn_start = 0
+        for index in range(first, len(messages)):
+            message = messages[index]
             if message["role"] == "assistant":
                 if turn is not None:
-                    items.append(Item("turn", turn=turn))
-                turn = Turn(message, ended=True, printed=len(message["content"]))
+                    items.append((Item("turn", turn=turn), turn_start))
+                turn, turn_start = Turn(message, ended=True, printed=len(message["content"])), index
                 if not turn.calls():
-                    items.append(Item("turn", turn=turn))
+                    items.append((Item("turn", turn=turn), turn_start))
                     turn = None
-            elif message["role"] == "toolResult" and turn is not None:
-                turn.results[message["toolCallId"]] = message
-                if turn.finished:
-                    items.append(Item("turn", turn=turn))
-                    turn = None
+            elif message["role"] == "toolResult":
+                if turn is not None:
+                    turn.results[message["toolCallId"]] = message
+                    if turn.finished:
+                        items.append((Item("turn", turn=turn), turn_start))
+                        turn = None
+                # (a result whose call lies before the scanned tail shows nothing)
             else:
                 if turn is not None:
-                    items.append(Item("turn", turn=turn))
+                    items.append((Item("turn", turn=turn), turn_start))
                     turn = None
-                items.append(Item("message", message=message))
+                items.append((Item("message", message=message), index))
         if turn is not None:
-            items.append(Item("turn", turn=turn))
-        hidden = len(items) - SHOWN_ON_LOAD
+            items.append((Item("turn", turn=turn), turn_start))
+        shown = self._last_screens([item for item, _ in items], screen_lines)
+        starts = {id(item): start for item, start in items}
+        hidden = starts[id(shown[0][0])] if shown else len(messages)
         if hidden > 0:
             self.notice(
                 f"{hidden:,} earlier messages are not shown here "
                 "(/tree moves through them, /export writes them all)"
             )
-            items = items[hidden:]
-        for item in items:
-            self.add(item)
+        for item, text in shown:
+            self.items.append(item)
+            self._emit_text(text)
+
+    def _last_screens(self, items: list[Item], screen_lines: int) -> list[tuple[Item, str]]:
+        """The last items, rendered, that fill :data:`SCREENS_ON_LOAD` screens (at most
+        :data:`SHOWN_ON_LOAD` of them): rendered newest first, so a long session costs only what
+        is shown.
+        """
+        shown: list[tuple[Item, str]] = []
+        lines = 0
+        for item in reversed(items):
+            if len(shown) >= SHOWN_ON_LOAD or lines >= SCREENS_ON_LOAD * screen_lines:
+                break
+            text = self._render.text(item)
+            if text is None:
+                continue
+            shown.append((item, text))
+            lines += text.count("\n") + 1
+        shown.reverse()
+        return shown
 
     # --- events -----------------------------------------------------------------------------
 
