@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knightcode._modes.interactive.app import KnightcodeApp
+    from knightcode._types.messages import AgentMessage
 
 __all__ = ["perform"]
 
@@ -38,28 +39,23 @@ async def _interrupt(app: KnightcodeApp) -> None:
             elif action == "fork":
                 await _session_fork(app)
         return
-    if app.agent.is_streaming:
-        queued = app.agent.queues.clear()
-        app.agent.abort()
-        restored = [text for text in (_text_of(m) for m in queued) if text]
-        if restored:
-            current = app.editor_text()
-            app.set_editor_text("\n".join([*restored, current] if current else restored))
+    queued = app.agent.queues.clear()
+    app.agent.abort()
+    _back_to_editor(app, queued)
 
 
-def _text_of(message: object) -> str:
-    if not isinstance(message, dict):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(block.get("text", ""))
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text"
-        )
-    return ""
+def _back_to_editor(app: KnightcodeApp, queued: list[AgentMessage]) -> None:
+    """Put the texts of queued messages back into the editor, above what is typed there."""
+    from knightcode._session.messages import content_text
+
+    restored = [
+        text
+        for message in queued
+        if message["role"] == "user" and (text := content_text(message["content"]).strip())
+    ]
+    if restored:
+        current = app.editor_text()
+        app.set_editor_text("\n".join([*restored, current] if current else restored))
 
 
 async def _clear(app: KnightcodeApp) -> None:
@@ -94,11 +90,7 @@ async def _follow_up(app: KnightcodeApp) -> None:
 
 
 async def _dequeue(app: KnightcodeApp) -> None:
-    queued = app.agent.queues.clear()
-    restored = [text for text in (_text_of(m) for m in queued) if text]
-    if restored:
-        current = app.editor_text()
-        app.set_editor_text("\n".join([*restored, current] if current else restored))
+    _back_to_editor(app, app.agent.queues.clear())
 
 
 async def _toggle_tools(app: KnightcodeApp) -> None:
