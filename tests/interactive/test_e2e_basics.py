@@ -360,3 +360,37 @@ def test_ctrl_v_attaches_a_clipboard_image_to_the_next_message(
     assert isinstance(content, list)
     kinds = [part["type"] for part in content]
     assert "image_url" in kinds and "text" in kinds
+
+
+def test_nothing_printed_is_overwritten_when_the_ui_sits_at_the_bottom(
+    scripted: Scripted, launch: Launch
+) -> None:
+    # The region at the terminal's bottom row, shrinking as each finished paragraph leaves it:
+    # the scrollback must hold every paragraph once, in order (a cursor the terminal clamped at
+    # its bottom used to make the next write start too high and overwrite the last lines).
+    paragraphs = [f"paragraph {n} " + "word " * 30 for n in range(8)]
+    chunks = [word + " " for text in paragraphs for word in (text + "\n\n").split(" ")]
+    scripted.server.add(
+        *[text_reply(f"filler answer {n}") for n in range(4)],
+        tool_call_reply([tool_call("c1", "bash", {"command": "echo tool-ran"})], text="Before."),
+        text_reply(*chunks, delay=0.003),
+    )
+    ui = launch(height=14)
+    for n in range(4):
+        ui.send_text(f"filler {n}")
+        ui.send_keys("Enter")
+        ui.wait_for(f"filler answer {n}")
+    ui.send_text("now stream")
+    ui.send_keys("Enter")
+    ui.wait_for("paragraph 7")
+    ui.wait_gone("Working")
+    lines = [line.strip() for line in ui.capture_history().splitlines()]
+    starts = [
+        next(i for i, line in enumerate(lines) if line.startswith(f"paragraph {n} "))
+        for n in range(8)
+    ]
+    assert starts == sorted(starts)
+    for n in range(8):
+        assert sum(line.startswith(f"paragraph {n} ") for line in lines) == 1
+    before = lines.index("Before.")
+    assert before < next(i for i, line in enumerate(lines) if "echo tool-ran" in line) < starts[0]

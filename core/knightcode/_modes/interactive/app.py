@@ -23,6 +23,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Offset
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -139,6 +140,19 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.dialogs = DialogHost(self)
 
     # --- layout -----------------------------------------------------------------------------
+
+    # The terminal's own cursor stays at the top-left corner of the inline region (it is hidden;
+    # the editor draws its cursor). Textual would move it to the editor's cursor after every
+    # frame, by a relative move the terminal clamps at its bottom row; the next frame (and every
+    # write into the scrollback) then starts from a row it did not expect and overwrites the
+    # last lines of the transcript. Pinned, the region's corner is always where the cursor is.
+    @property
+    def cursor_position(self) -> Offset:
+        return Offset(0, 0)
+
+    @cursor_position.setter
+    def cursor_position(self, position: Offset) -> None:
+        pass  # see above: widgets may set it, the corner stays where it is
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
