@@ -165,7 +165,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         yield Static("", id="widgets", classes="-empty")
         with Vertical(id="input"):
             yield self._make_editor()
-        yield CompletionMenu(id="menu")
+        yield CompletionMenu(id="menu", rows=self.settings_model().autocomplete_max_visible)
         yield Static("", id="footer")
 
     def _make_editor(self) -> PromptEditor:
@@ -242,6 +242,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.set_timer(WARM_UP_AFTER_SECONDS, self._warm_up)
         self._update_footer()
         self._printed_width = self.size.width
+        # editorPaddingX: extra columns beside the editor's text (one is always there).
+        self.editor.styles.padding = (0, 1 + self.settings_model().editor_padding_x)
         self.query_one("#editor").focus()
         if self._resume_at_start:
             self.spawn(self._resume_or_quit())

@@ -242,8 +242,13 @@ class CompletionMenu(Widget):
         "completion-menu--description",
     }
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, classes: str | None = None, rows: int = MENU_ROWS
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        self.rows = max(2, rows)
+        """How many rows it shows at most (settings ``autocompleteMaxVisible``)."""
+        self.styles.max_height = self.rows
         self.items: tuple[CompletionItem, ...] = ()
         self.selected = 0
         self.display = False
@@ -260,7 +265,7 @@ class CompletionMenu(Widget):
         position counter when the items do not fit.
         """
         total = len(self.items)
-        rows = MENU_ROWS if total <= MENU_ROWS else MENU_ROWS - 1
+        rows = self.rows if total <= self.rows else self.rows - 1
         first = min(max(0, self.selected - rows // 2), max(0, total - rows))
         return first, min(total, first + rows)
 
