@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from knightcode._cli.main_command import RunRequest
     from knightcode._config.loading import Settings
     from knightcode._config.settings import SettingsModel
-    from knightcode._keys.registry import KeyRegistry
+    from knightcode._keys.registry import KeyRegistry, PluginShortcut
     from knightcode._modes.attachments import Prompts
     from knightcode._modes.interactive.completion import CommandInfo
     from knightcode._modes.interactive.editor import PromptEditor
@@ -470,7 +470,12 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def after_compaction(self, verdict: CompactionVerdict) -> None:
         """A manual compaction ended: show the conversation as the model now sees it."""
-        self.session_replaced("Compacted the context")
+        if verdict.compacted:
+            self.session_replaced("Compacted the context")
+        elif verdict.aborted:
+            self.transcript.notice("Compaction cancelled", "warning")
+        elif verdict.error_message is None:  # a failure was shown by its compaction_end event
+            self.transcript.notice("Nothing to compact yet", "warning")
 
     def copy_to_clipboard_osc52(self, text: str) -> None:
         """Put ``text`` on the clipboard: through the terminal (OSC 52, works over SSH and in
@@ -671,18 +676,17 @@ class KnightcodeApp(App[int], inherit_bindings=False):
                     self.spawn(self.run_app_action(action))
                     return
 
-    async def _run_shortcut(self, shortcut: object) -> None:
+    async def _run_shortcut(self, shortcut: PluginShortcut) -> None:
         import inspect
 
-        handler = getattr(shortcut, "handler", None)
-        if handler is None or self.host.context is None:
+        if self.host.context is None:
             return
         try:
-            result = handler(self.host.context)
+            result = shortcut.handler(self.host.context)
             if inspect.isawaitable(result):
                 await result
-        except Exception as error:
-            self.transcript.notice(f"Shortcut failed: {error}", "error")
+        except Exception as error:  # a plugin's failure is reported; the UI goes on
+            self.transcript.notice(f"{shortcut.key} ({shortcut.plugin}) failed: {error}", "error")
 
     async def run_app_action(self, action: str) -> None:
         """Perform one ``app.*`` action of the ``main`` context."""
