@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,10 +123,6 @@ async def _at_completion(repo: Path, index: FileIndex) -> None:
         assert app.editor.text == 'see @src/editor.py @"docs dir/guide.md" '
 
 
-@pytest.mark.skipif(
-    shutil.which("rg") is None and not os.environ.get("KNIGHTCODE_REQUIRE_RG"),
-    reason="ripgrep is not installed here (.ci/run installs it and requires it)",
-)
 async def test_at_completion_with_ripgrep_skips_ignored_files(repo: Path) -> None:
     await _at_completion(repo, FileIndex(repo))
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,10 +66,6 @@ def test_walk_fallback_skips_hidden_and_build_directories(tmp_path: Path) -> Non
     assert sorted(files) == ["build.log", "pkg/mod.py"]  # no .gitignore parsing here
 
 
-@pytest.mark.skipif(
-    shutil.which("rg") is None and not os.environ.get("KNIGHTCODE_REQUIRE_RG"),
-    reason="ripgrep is not installed here (.ci/run installs it and requires it)",
-)
 def test_ripgrep_listing(tmp_path: Path) -> None:
     _tree(tmp_path)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
@@ -95,3 +90,13 @@ def test_index_adds_directories_and_loads_once(tmp_path: Path) -> None:
     index.invalidate()
     index.load()
     assert index.search("new")[0] == "pkg/new.py"
+
+
+def test_the_ripgrep_wheels_rg_is_found_without_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # knightcode run by absolute path: the venv's bin/ (where the ripgrep wheel put rg) is not
+    # on PATH, and the tools' rg must still be used.
+    from knightcode._modes.interactive.file_index import find_rg
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    found = find_rg()
+    assert found is not None and Path(found).parent == Path(sys.executable).parent

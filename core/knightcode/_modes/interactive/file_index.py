@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -58,13 +59,23 @@ def _walk(root: Path) -> list[str]:
     return found
 
 
+def find_rg() -> str | None:
+    """The ``rg`` the tools use: the ripgrep wheel's, beside this interpreter (its ``bin/`` is
+    often not on PATH), else one on PATH.
+    """
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
 def list_project_files(root: Path, *, rg: str | None = None, git: str | None = None) -> list[str]:
     """The files under ``root``, relative, ``/``-separated, ``.gitignore`` honoured when possible.
 
-    :param rg: the ripgrep executable; looked up on PATH when None (``""`` skips it)
+    :param rg: the ripgrep executable; :func:`find_rg` when None (``""`` skips it)
     :param git: the git executable; looked up on PATH when None (``""`` skips it)
     """
-    rg_path = shutil.which("rg") if rg is None else rg
+    rg_path = find_rg() if rg is None else rg
     if rg_path:
         listed = _run_lister([rg_path, "--files", "--null"], root, empty_code=1)
         if listed is not None:
