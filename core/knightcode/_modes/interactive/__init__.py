@@ -39,9 +39,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     # snapshot that would make Textual and rich draw for the wrong width.
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
-    # Textual draws a changed screen at most this often (its default, 60, can hold a typed
-    # character back up to 16 ms); read when Textual is first imported, i.e. just below.
-    os.environ.setdefault("TEXTUAL_FPS", "120")
+    # Textual draws a changed screen at most this often: its default, 60, can hold a typed
+    # character back up to 16 ms, and while an answer streams that was most of the echo time
+    # (bench/interactive_tui.py: p99 22 ms at 120, 14 ms at 240). Only changed screens are
+    # drawn, so an idle UI costs nothing more. Read when Textual is first imported, just below.
+    os.environ.setdefault("TEXTUAL_FPS", "240")
     from knightcode._config.context_files import discover_context_files
     from knightcode._keys.registry import KeyRegistry
     from knightcode._modes.interactive.app import KnightcodeApp
