@@ -363,6 +363,16 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     # --- agent events -----------------------------------------------------------------------
 
     def _on_event(self, event: SessionEvent) -> None:
+        try:
+            self._handle_event(event)
+        except Exception as error:  # a bug here must show, not vanish into the agent's loop
+            import traceback
+
+            where = traceback.format_exc(limit=-3).strip().splitlines()
+            detail = " | ".join(line.strip() for line in where[-4:])
+            self.transcript.notice(f"UI error on {event['type']}: {error!r} ({detail})", "error")
+
+    def _handle_event(self, event: SessionEvent) -> None:
         self.transcript.on_event(event)
         if event["type"] in ("message_start", "auto_retry_end", "agent_settled"):
             self.status.retry_over()
@@ -542,7 +552,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             try:
                 await work
             except Exception as error:
-                self.transcript.notice(f"Error: {error}", "error")
+                import traceback
+
+                where = traceback.format_exc(limit=-3).strip().splitlines()
+                detail = " | ".join(line.strip() for line in where[-4:])
+                self.transcript.notice(f"Error: {error} ({detail})", "error")
 
         task = asyncio.ensure_future(guarded())
         self._tasks.add(task)
