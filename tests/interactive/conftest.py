@@ -35,6 +35,22 @@ def scripted(agent_dir: Path, project_dir: Path) -> Iterator[Scripted]:
         yield Scripted(server, agent_dir, project_dir)
 
 
+def _wait_for_title(tmux: TmuxSession, prefix: str, timeout: float = 20.0) -> None:
+    """Wait until the program set a window title starting with ``prefix``: the UI sets it once
+    it is ready for keys (after start-up work that could otherwise hold typed keys back).
+    """
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        title = tmux.tmux("display-message", "-p", "-t", "main", "#{pane_title}")
+        if title.startswith(prefix):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the window title is {title!r}, not {prefix!r}…")
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def launch(scripted: Scripted) -> Iterator[Launch]:
     """Start ``knightcode ARGS`` (with the scripted model) in tmux; waits for the ready footer."""
@@ -58,6 +74,7 @@ def launch(scripted: Scripted) -> Iterator[Launch]:
         sessions.append(tmux)
         if ready is not None:
             tmux.wait_for(ready, timeout=20)
+            _wait_for_title(tmux, "knightcode · ")
         return tmux
 
     yield start

@@ -161,3 +161,12 @@ def test_opening_a_session_prints_what_fills_a_few_screens() -> None:
     assert recorder.printed[0].startswith(f"notice:{100 - shown} earlier messages")
     assert len(recorder.printed) == shown + 1
     assert [item.kind for item in transcript.items][-1] == "turn"
+
+
+def test_a_reprint_while_a_turn_streams_keeps_what_it_printed_already() -> None:
+    transcript, recorder = _transcript()
+    transcript.on_event({"type": "message_start", "message": _assistant([])})  # type: ignore[typeddict-item]
+    _stream(transcript, "Already printed.\n\nStill open")
+    assert recorder.printed == ["md:Already printed."]
+    # A resize reprints everything: the live turn's printed block must be part of it.
+    assert [str(r) for r in transcript.rendered_items()] == ["md:Already printed."]

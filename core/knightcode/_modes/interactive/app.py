@@ -241,7 +241,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         # The markdown stack loads just after the first frame, not before it.
         self.set_timer(WARM_UP_AFTER_SECONDS, self._warm_up)
         self._update_footer()
-        self._printed_width = self.size.width
+        self._printed_width = self.terminal_width()  # what the header is printed at
         # editorPaddingX: extra columns beside the editor's text (one is always there).
         self.editor.styles.padding = (0, 1 + self.settings_model().editor_padding_x)
         self.query_one("#editor").focus()
@@ -284,6 +284,22 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         # full collection while an answer streams does not stall a keystroke's echo.
         gc.collect()
         gc.freeze()
+        # The window title says where knightcode runs; it is set last, once the UI is ready
+        # for keys (the end-to-end tests wait for it).
+        self.set_terminal_title(f"knightcode · {self.agent.cwd.name or self.agent.cwd}")
+
+    @staticmethod
+    def terminal_width() -> int:
+        """The terminal's width now, asked of the terminal (Textual learns it a moment after
+        start-up, and the header is printed before that).
+        """
+        import os
+        import sys
+
+        try:
+            return os.get_terminal_size(sys.__stderr__.fileno() if sys.__stderr__ else 2).columns
+        except (OSError, ValueError):
+            return 80
 
     def render_options(self) -> RenderOptions:
         """How the transcript is drawn now: the terminal width, the toggles, the user's keys."""
@@ -292,7 +308,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         view = self.transcript.options
         keys = self.registry.keys_for("app.tools.expand")
         return RenderOptions(
-            width=self.size.width if self.is_running and self.size.width else 80,
+            width=self.terminal_width(),
             expand_tools=view.expand_tools,
             show_thinking=view.show_thinking,
             cwd=self.agent.cwd,

@@ -8,12 +8,16 @@ scope (``enabledModels``) is saved by ``/scoped-models``.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knightcode._llm.types import Model
     from knightcode._modes.interactive.app import KnightcodeApp
+
+#: How long the model selector waits for live providers before it opens anyway.
+REFRESH_SECONDS = 2.0
 
 __all__ = [
     "choose_model",
@@ -93,7 +97,11 @@ async def choose_model(app: KnightcodeApp) -> None:
     """The model selector: every known model, the unavailable ones greyed with the reason."""
     registry = app.agent.model_registry
     try:
-        await registry.refresh_models(signal=app.agent.signal)
+        # A live provider (a llama.cpp router) is asked what it has now, but a slow one must
+        # not keep the selector from opening: after a moment the known list is shown.
+        await asyncio.wait_for(registry.refresh_models(), REFRESH_SECONDS)
+    except TimeoutError:
+        app.transcript.notice("A provider did not list its models in time", "warning")
     except Exception as error:  # a live provider being down must not hide the others
         app.transcript.notice(f"Could not refresh the model list: {error}", "warning")
     chosen = await app.dialogs.pick_model(registry.models, app.agent.model)

@@ -70,6 +70,9 @@ class Turn:
     printed: int = 0
     stream: StreamingMarkdown | None = None
     stream_index: int = -1
+    pieces: list[str | int] = field(default_factory=list)
+    """What of it is in the scrollback already: streamed markdown blocks (text) and content
+    blocks (their index), in order — for printing it again (a reprint) while it is live."""
 
     def calls(self) -> list[ToolCall]:
         return [block for block in self.message["content"] if block["type"] == "toolCall"]
@@ -145,8 +148,17 @@ class Transcript:
         self.add(Item("raw", renderable=renderable))
 
     def rendered_items(self) -> list[RenderableType]:
-        """Every finished item rendered with the current options (for a reprint)."""
-        rendered = (self._render.item(item) for item in self.items)
+        """Everything in the scrollback, rendered with the current options (for a reprint):
+        the finished items, then what the live turns printed already.
+        """
+        rendered = [self._render.item(item) for item in self.items]
+        for turn in self.turns:
+            content = turn.message["content"]
+            for piece in turn.pieces:
+                if isinstance(piece, str):
+                    rendered.append(self._render.markdown(piece))
+                elif piece < len(content):
+                    rendered.append(self._render.block(content[piece]))
         return [r for r in rendered if r is not None]
 
     def load(self, messages: list[AgentMessage], screen_lines: int = 50) -> None:
@@ -275,12 +287,14 @@ class Transcript:
         turn.stream.append(delta)
         for block in turn.stream.take_completed():
             if block.strip():
+                turn.pieces.append(block)
                 self._emit(self._render.markdown(block))
 
     def _end_stream(self, turn: Turn) -> None:
         if turn.stream is None:
             return
         for block in turn.stream.finish():
+            turn.pieces.append(block)
             self._emit(self._render.markdown(block))
         turn.printed = max(turn.printed, turn.stream_index + 1)
         turn.stream, turn.stream_index = None, -1
@@ -294,6 +308,7 @@ class Transcript:
         for index in range(turn.printed, min(upto, len(content))):
             block = content[index]
             if block["type"] != "toolCall":
+                turn.pieces.append(index)
                 self._emit(self._render.block(block))
         turn.printed = max(turn.printed, min(upto, len(content)))
 

@@ -342,6 +342,7 @@ class ListDialog(Dialog[T], Generic[I, T]):
         super().__init__(title, keys=keys, timeout=timeout, timeout_result=timeout_result, id=id)
         self.items: list[I] = list(items)
         self.shown: list[I] = []
+        self._filtered_for: str | None = None  # the search text `shown` was filtered by
         self.selected = 0
         self._buffer = query
         self.search = (
@@ -385,6 +386,7 @@ class ListDialog(Dialog[T], Generic[I, T]):
         """Filter again, keeping ``keep`` (or the current item) selected when still shown."""
         keep = keep if keep is not None else self.current
         self.shown = self.filter_items(self.items, self.query_text)
+        self._filtered_for = self.query_text
         if keep is not None and keep in self.shown:
             self.selected = self.shown.index(keep)
         else:
@@ -396,8 +398,11 @@ class ListDialog(Dialog[T], Generic[I, T]):
         """The search changed: filter again, from the top as the reference does."""
         if event.input is self.search:
             event.stop()
+            if self._filtered_for == self.query_text:
+                return  # filtered already (Enter came first)
             self.shown = self.filter_items(self.items, self.query_text)
             self.selected = 0
+            self._filtered_for = self.query_text
             self.refresh_view()
 
     @property
@@ -472,6 +477,13 @@ class ListDialog(Dialog[T], Generic[I, T]):
                 return False
             self.move(-page if action == "tui.select.left" else page, wrap=False)
         elif action == "tui.select.confirm":
+            if self._filtered_for != self.query_text:
+                # Typed quickly, then Enter: the search field's change has not been handled
+                # yet (it comes as a message); filter now, so Enter takes what was searched.
+                self.shown = self.filter_items(self.items, self.query_text)
+                self.selected = 0
+                self._filtered_for = self.query_text
+                self.refresh_view()
             item = self.current
             if item is not None:
                 await self.confirm(item)
