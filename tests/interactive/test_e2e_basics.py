@@ -383,6 +383,9 @@ def test_nothing_printed_is_overwritten_when_the_ui_sits_at_the_bottom(
     ui.send_text("now stream")
     ui.send_keys("Enter")
     ui.wait_for("paragraph 7")
+    # The end of the run: the status line gone and the editor right below the last paragraph
+    # (while it streams, the live region shows it too, for a frame after it was printed).
+    ui.wait_for(re.compile(r"word\s*\n(\s*\n)+─{20,}\n"))
     ui.wait_gone("Working")
     lines = [line.strip() for line in ui.capture_history().splitlines()]
     starts = [
@@ -391,6 +394,6 @@ def test_nothing_printed_is_overwritten_when_the_ui_sits_at_the_bottom(
     ]
     assert starts == sorted(starts)
     for n in range(8):
-        assert sum(line.startswith(f"paragraph {n} ") for line in lines) == 1
+        assert sum(line.startswith(f"paragraph {n} ") for line in lines) == 1, "\n".join(lines)
     before = lines.index("Before.")
     assert before < next(i for i, line in enumerate(lines) if "echo tool-ran" in line) < starts[0]
