@@ -9,9 +9,9 @@ needs :data:`hookimpl` does not pay for the model clients).
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
 
+from knightcode._lazy import lazy_attributes
 from knightcode._version import __version__
 
 if TYPE_CHECKING:
@@ -551,13 +551,7 @@ _LOCATIONS = {name: module for module, names in _EXPORTS.items() for name in nam
 __all__ = [*sorted(_LOCATIONS), "__version__"]
 
 
-def __getattr__(name: str) -> object:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'knightcode' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+__getattr__ = lazy_attributes(__name__, _LOCATIONS)
 
 
 def __dir__() -> list[str]:

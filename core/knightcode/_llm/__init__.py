@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import sys
 import types
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from knightcode._lazy import lazy_attributes
 
 
 def _skip_httpx_command_line() -> None:
@@ -155,13 +156,7 @@ _LOCATIONS = {
 }
 
 
-def __getattr__(name: str) -> object:
-    location = _LOCATIONS.get(name)
-    if location is None:
-        raise AttributeError(f"module 'knightcode._llm' has no attribute {name!r}")
-    value = getattr(import_module(location), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+__getattr__ = lazy_attributes(__name__, _LOCATIONS)
 
 
 def __dir__() -> list[str]:

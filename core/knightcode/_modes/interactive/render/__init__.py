@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from knightcode._lazy import lazy_attributes
+
 # The names below are loaded on first use: the markdown stack (rich.markdown, markdown-it,
 # pygments) is not needed to draw the first frame, and the ready editor should not wait for it.
 _WHERE = {
@@ -37,15 +39,9 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(
+    __name__, {name: f"{__name__}.{module}" for name, module in _WHERE.items()}
+)
 
 
 if TYPE_CHECKING:
