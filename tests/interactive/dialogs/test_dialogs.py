@@ -285,3 +285,16 @@ async def test_login_chooses_a_provider_then_asks_the_key() -> None:
 async def test_summarize_choice() -> None:
     assert await run(SummarizeChoice(keys=KEYS), "down", "enter") is Summarize.YES
     assert await run(SummarizeChoice(keys=KEYS), "escape") is None
+
+
+async def test_a_long_row_is_cut_to_one_screen_line_not_wrapped() -> None:
+    from textual.widgets import Static
+
+    dialog = SelectDialog("Pick", ["word " * 40, "short"])
+    host = Host(dialog)
+    async with host.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        body = dialog.query_one("#dialog-body", Static)
+        # Search line, two rows: a wrapped row would make the body taller.
+        assert body.size.height == len(str(body.render()).splitlines())
+        assert body.size.height <= 3

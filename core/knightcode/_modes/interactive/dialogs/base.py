@@ -142,6 +142,8 @@ class Dialog(Widget, Generic[T]):
         padding: 0 1;
     }
     Dialog > Static { height: auto; }
+    /* A list row is one screen line: a wrapped row would read as two entries. */
+    Dialog > #dialog-body { text-wrap: nowrap; text-overflow: ellipsis; }
     Dialog > Input, Dialog > Input:focus { border: none; height: 1; padding: 0; }
     Dialog > TextArea, Dialog > TextArea:focus {
         border: none; height: auto; max-height: 10; padding: 0;
@@ -419,7 +421,9 @@ class ListDialog(Dialog[T], Generic[I, T]):
         return Text(str(item), style=ACCENT if selected else "")
 
     def render_rows(self) -> list[Text]:
-        """The visible rows with their cursor prefix, and the position line."""
+        """The visible rows with their cursor prefix, and the position line (each cut to one
+        screen line by :func:`one_line_each` when joined).
+        """
         if not self.shown:
             return [Text(self.empty_text, style=MUTED)]
         rows: list[Text] = []
