@@ -142,8 +142,6 @@ class Dialog(Widget, Generic[T]):
         padding: 0 1;
     }
     Dialog > Static { height: auto; }
-    /* A list row is one screen line: a wrapped row would read as two entries. */
-    Dialog > #dialog-body { text-wrap: nowrap; text-overflow: ellipsis; }
     Dialog > Input, Dialog > Input:focus { border: none; height: 1; padding: 0; }
     Dialog > TextArea, Dialog > TextArea:focus {
         border: none; height: auto; max-height: 10; padding: 0;
@@ -323,6 +321,11 @@ class ListDialog(Dialog[T], Generic[I, T]):
     (the tree's: left/right always page); "none" has no search.
     """
 
+    DEFAULT_CSS = """
+    /* A list row is one screen line: a wrapped row would read as two entries. */
+    ListDialog > #dialog-body { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
     search_mode: ClassVar[SearchMode] = "input"
     wrap: ClassVar[bool] = True
     """Whether up at the top goes to the bottom (and down at the bottom to the top)."""
@@ -422,7 +425,7 @@ class ListDialog(Dialog[T], Generic[I, T]):
 
     def render_rows(self) -> list[Text]:
         """The visible rows with their cursor prefix, and the position line (each cut to one
-        screen line by :func:`one_line_each` when joined).
+        screen line by the CSS of ``ListDialog``).
         """
         if not self.shown:
             return [Text(self.empty_text, style=MUTED)]
