@@ -232,6 +232,22 @@ def _list_dir(path: str) -> list[DirEntry]:
     return entries
 
 
+def _feed(process: asyncio.subprocess.Process, data: bytes) -> asyncio.Task[None]:
+    """Write ``data`` to the process's stdin and close it, in the background (a process that
+    exits without reading must not make us wait or fail).
+    """
+
+    async def feed() -> None:
+        pipe = process.stdin
+        assert pipe is not None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            pipe.write(data)
+            await pipe.drain()
+        pipe.close()
+
+    return asyncio.ensure_future(feed())
+
+
 class LocalBackend:
     """The default :class:`~knightcode._tools.backend.ExecutionBackend`: this machine.
 
@@ -338,7 +354,12 @@ class LocalBackend:
         signal: AbortSignal | None = None,
         on_output: OutputCallback | None = None,
         merge_stderr: bool = True,
+        stdin: bytes | None = None,
     ) -> ExecResult:
+        """See :meth:`~knightcode._tools.backend.ExecutionBackend.exec`; ``stdin`` (not part
+        of the protocol) is fed to the process, then closed — sandbox runners write files
+        through it.
+        """
         if (argv is None) == (shell_command is None):
             raise ValueError("exec() needs exactly one of argv and shell_command")
         command = (
@@ -353,7 +374,7 @@ class LocalBackend:
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 stdout=out_w,
                 stderr=out_w if merge_stderr else err_w,
                 cwd=cwd or self.cwd,
@@ -372,6 +393,7 @@ class LocalBackend:
         readers = [_PipeReader(out_r, on_output or collected.append)]
         if err_r >= 0:
             readers.append(_PipeReader(err_r, errors.append))
+        feeding = _feed(process, stdin) if stdin is not None else None
         exited = asyncio.ensure_future(process.wait())
         timed_out = aborted = False
         try:
@@ -397,6 +419,8 @@ class LocalBackend:
                 exited.cancel()
             for reader in readers:
                 reader.close()
+            if feeding is not None and not feeding.done():
+                feeding.cancel()
         code = process.returncode
         return ExecResult(
             code if code is not None and code >= 0 else None,

@@ -1,0 +1,1 @@
+"""builtin:gondolin — every tool behind an isolation boundary (work in progress)."""
