@@ -132,6 +132,52 @@ def config_disable(name: str) -> None:
     _toggle(name, False)
 
 
+@subcommands.group()
+def sandbox() -> None:
+    """Check the sandbox the tools run in (builtin:gondolin)."""
+
+
+@sandbox.command("doctor")
+@click.option(
+    "--sandbox",
+    "backend",
+    metavar="NAME",
+    help="The backend to check: local, bwrap, container or gondolin (default: settings "
+    "sandbox.backend).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def sandbox_doctor(backend: str | None, as_json: bool) -> int:
+    """Probe the sandbox's boundary through the path the tools use.
+
+    Tries to write outside the workspace, read ~/.ssh and the agent directory, reach the
+    network, see the host's processes and read a provider key from the environment, and
+    prints what each attempt did. Exits 1 when something the settings say is blocked was
+    reached (a session with those settings refuses to start), 2 when the sandbox cannot start.
+    """
+    import asyncio
+
+    host = _load_host(False, ())
+    record = next((item for item in host.records if item.name == "builtin:gondolin"), None)
+    if record is None or record.status.value != "loaded":
+        raise UsageError(
+            "the sandbox plugin builtin:gondolin is not loaded "
+            "(enable it with 'knightcode config enable builtin:gondolin')"
+        )
+    assert host.options is not None and host.context is not None
+    # The plugin is loaded, so its module imports; it is the one that knows the backends.
+    from knightcode_builtins.gondolin.doctor import doctor
+
+    return asyncio.run(
+        doctor(
+            host.context.settings.get("sandbox"),
+            backend,
+            host.options.cwd,
+            host.options.agent_dir,
+            as_json=as_json,
+        )
+    )
+
+
 @subcommands.command("trust")
 @click.option("--revoke", is_flag=True, help="Stop trusting this project.")
 def trust(revoke: bool) -> None:
