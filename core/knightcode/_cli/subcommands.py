@@ -66,10 +66,15 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
     host = _load_host(approve, tuple(path.expanduser() for path in extensions))
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
+    host_access = _host_access_tools(host)
     if as_json:
-        json.dump(
-            [record.as_json() for record in host.records], sys.stdout, ensure_ascii=False, indent=2
-        )
+        records = []
+        for record in host.records:
+            item = record.as_json()
+            if record.name in host_access:
+                item["hostAccess"] = host_access[record.name]
+            records.append(item)
+        json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
     from rich.console import Console
@@ -82,11 +87,23 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
         table.add_row(record.name, record.kind.value, record.status.value, record.source)
         if record.error:
             table.add_row("", "", "", f"  {record.error}")
+        if record.name in host_access:
+            tools = ", ".join(host_access[record.name])
+            table.add_row("", "", "", f"  host access: {tools} (runs outside any sandbox)")
     console = Console(highlight=False, soft_wrap=False)
     if not host.records:
         console.print("no plugins found")
         return
     console.print(table)
+
+
+def _host_access_tools(host: PluginHost) -> dict[str, list[str]]:
+    """The tools that asked to run on the host even under a sandbox, by plugin."""
+    found: dict[str, list[str]] = {}
+    for item in host.registrations.tools:
+        if item.definition.host_access:
+            found.setdefault(item.owner, []).append(item.definition.name)
+    return found
 
 
 def _resolve_name(name: str) -> str:
