@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from knightcode import AbortSignal, ExecResult, LocalBackend
-from knightcode_builtins.gondolin.bwrap import BwrapRunner, Mount, extra_mounts, system_mounts
+from knightcode_builtins.gondolin.bwrap import (
+    BwrapRunner,
+    Mount,
+    extra_mounts,
+    split_environment,
+    system_mounts,
+)
 from knightcode_builtins.gondolin.config import BwrapConfig, SandboxConfig
 from knightcode_builtins.gondolin.runner import Runner, SandboxUnavailable
 
@@ -285,6 +291,14 @@ async def test_environment_reaches_the_command_but_not_the_host_ps(runner: Bwrap
     assert await until(lambda: not host_processes(mark), 2)
 
 
+def test_a_setuid_bwrap_gets_what_glibc_would_strip_as_arguments() -> None:
+    env = {"PATH": "/bin", "TMPDIR": "/tmp", "LD_LIBRARY_PATH": "/x", "API_KEY": "k"}
+    assert split_environment(env, setuid=False) == (env, [])
+    own, setenv = split_environment(env, setuid=True)
+    assert own == {"PATH": "/bin", "API_KEY": "k"}
+    assert setenv == ["--setenv", "LD_LIBRARY_PATH", "/x", "--setenv", "TMPDIR", "/tmp"]
+
+
 async def test_nothing_of_the_host_environment_leaks_in(
     runner: BwrapRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -299,6 +313,7 @@ async def test_nothing_of_the_host_environment_leaks_in(
 
 async def test_exit_codes_and_missing_things(runner: BwrapRunner, workspace: Path) -> None:
     assert (await sh(runner, "true"))[0] == 0
+    assert (await sh(runner, "kill -9 $$"))[0] == 137  # bwrap reports a signal as 128 + N
     assert (await sh(runner, "exit 3"))[0] == 3
     assert (await sh(runner, "kc-no-such-command"))[0] == 127
     with pytest.raises(FileNotFoundError):

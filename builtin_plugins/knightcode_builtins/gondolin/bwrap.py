@@ -27,6 +27,10 @@ death kills the sandbox's PID 1 (``--die-with-parent``), and the kernel then kil
 left in the PID namespace — a grandchild that ignores SIGTERM or called ``setsid`` included. The
 flip side: the command gets SIGKILL, never a SIGTERM grace, and a background job (``server &``)
 does not outlive the command that started it.
+
+Exit status: bwrap's own, which is the command's; a command killed by a signal inside reports
+128 + the signal number (as a shell does), not None. ``exit_code`` is None only when bwrap
+itself was killed (timeout, abort, cancellation).
 """
 
 from __future__ import annotations
@@ -53,7 +57,14 @@ if TYPE_CHECKING:
 
     from .config import SandboxConfig
 
-__all__ = ["BwrapRunner", "Layout", "Mount", "extra_mounts", "system_mounts"]
+__all__ = [
+    "BwrapRunner",
+    "Layout",
+    "Mount",
+    "extra_mounts",
+    "split_environment",
+    "system_mounts",
+]
 
 WORKSPACE = "/workspace"
 GUEST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -174,6 +185,19 @@ def _resolv_conf_mounts(root: Path = Path("/")) -> list[Mount]:
     if inside.startswith(("/etc/", "/usr/")) or not os.path.isfile(target):
         return []
     return [Mount("ro-bind", inside, target)]
+
+
+def split_environment(env: Mapping[str, str], *, setuid: bool) -> tuple[dict[str, str], list[str]]:
+    """The bwrap process's environment, and the ``--setenv`` arguments a set-uid bwrap needs
+    for the variables glibc would strip from its environment (``TMPDIR``, ``LD_*`` …).
+    """
+    own = dict(env)
+    setenv: list[str] = []
+    if setuid:
+        for name in sorted(own):
+            if name in _UNSECURE_ENV or name.startswith("LD_"):
+                setenv += ["--setenv", name, own.pop(name)]
+    return own, setenv
 
 
 def _at_or_below(path: str, top: str) -> bool:
@@ -468,18 +492,6 @@ class BwrapRunner:
             *argv,
         ]  # fmt: skip
 
-    def _environment(self, env: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
-        """The bwrap process's environment, and the --setenv arguments a set-uid bwrap needs
-        for the variables glibc would strip from it.
-        """
-        own = dict(env)
-        setenv: list[str] = []
-        if self._setuid:
-            for name in sorted(own):
-                if name in _UNSECURE_ENV or name.startswith("LD_"):
-                    setenv += ["--setenv", name, own.pop(name)]
-        return own, setenv
-
     def _preflight(self, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> None:
         """Raise what a local exec raises for a missing working directory or program."""
         assert self._layout is not None
@@ -521,7 +533,7 @@ class BwrapRunner:
             await self._start()
         inside_cwd = posixpath.normpath(posixpath.join(WORKSPACE, cwd))
         self._preflight(argv, inside_cwd, env)
-        own_env, setenv = self._environment(env)
+        own_env, setenv = split_environment(env, setuid=self._setuid)
         command = self._argv(argv, inside_cwd)
         if setenv:
             command[1:1] = setenv
