@@ -39,7 +39,8 @@ async def sh(box: Box, script: str, **kwargs: object) -> ExecResult:
 
 
 def host_processes(token: str) -> list[str]:
-    """Host processes whose command line holds ``token`` (the bwrap and container sandboxes'
+    """Host processes whose command line holds ``token`` (a unique number: each ``sleep`` of a
+    test sleeps its own) (the bwrap and container sandboxes'
     processes are host processes too; a VM's are not).
     """
     found = []
@@ -59,7 +60,9 @@ async def inside_processes(box: Box, token: str) -> str:
     """Processes inside the sandbox whose command line holds ``token`` (none for bwrap: each
     command has its own PID namespace, so the host check is the one that counts there).
     """
-    result = await sh(box, f"grep -l '{token}' /proc/[0-9]*/cmdline 2>/dev/null | grep -v self")
+    # "[4]2" matches "42" but not the pattern itself, in the command line of this very grep
+    pattern = f"[{token[0]}]{token[1:]}"
+    result = await sh(box, f"grep -l '{pattern}' /proc/[0-9]*/cmdline 2>/dev/null")
     return text(result)
 
 
@@ -219,7 +222,7 @@ async def test_timeout_kills_the_whole_tree(box: Box) -> None:
     result = await sh(box, f"sleep {token} & (sleep {token}; :) & sleep {token}; wait", timeout=1.0)
     assert result.timed_out and result.exit_code is None
     assert time.monotonic() - started < 6
-    await assert_tree_gone(box, f"sleep {token}")
+    await assert_tree_gone(box, token)
 
 
 async def test_abort_kills_the_whole_tree(box: Box) -> None:
@@ -228,7 +231,7 @@ async def test_abort_kills_the_whole_tree(box: Box) -> None:
     asyncio.get_running_loop().call_later(0.8, signal.abort)
     result = await sh(box, f"trap '' TERM; sleep {token} & sleep {token}; wait", signal=signal)
     assert result.aborted
-    await assert_tree_gone(box, f"sleep {token}")
+    await assert_tree_gone(box, token)
 
 
 async def test_cancelling_the_caller_kills_the_whole_tree(box: Box) -> None:
@@ -238,7 +241,7 @@ async def test_cancelling_the_caller_kills_the_whole_tree(box: Box) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await assert_tree_gone(box, f"sleep {token}")
+    await assert_tree_gone(box, token)
 
 
 async def test_three_commands_run_at_once(box: Box) -> None:
@@ -278,7 +281,7 @@ async def test_the_seven_tools_work_inside(box: Box) -> None:
     host, agent = box.fresh()
     (host / "src").mkdir()
     (host / "src" / "app.py").write_text("def main():\n    return 'needle'\n")
-    tools = {tool.name: tool for tool in create_builtin_tools()}
+    tools = create_builtin_tools()
     ctx = ToolContext(cwd=Path(agent), backend=box.backend)
 
     async def call(name: str, **args: object) -> str:
@@ -301,7 +304,7 @@ async def test_the_seven_tools_work_inside(box: Box) -> None:
 
 @isolated
 async def test_grep_outside_the_workspace_is_refused(box: Box) -> None:
-    tools = {tool.name: tool for tool in create_builtin_tools()}
+    tools = create_builtin_tools()
     ctx = ToolContext(cwd=Path("/workspace"), backend=box.backend)
     with pytest.raises(Exception, match="outside the workspace"):
         await tools["grep"].execute("g", {"pattern": "root", "path": "/etc"}, ctx, None)  # type: ignore[misc]

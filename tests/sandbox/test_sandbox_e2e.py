@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
-from tests.agent.conftest import Scripted
+from tests.agent.conftest import Scripted, scripted  # noqa: F401  (the fixture)
 
 from .conftest import factory
 
@@ -62,9 +62,9 @@ def test_bash_inside_writes_through_and_outside_stays_out(
             [
                 tool_call("c1", "bash", {"command": f"echo leak > {outside}/x.txt"}),
                 tool_call("c2", "bash", {"command": "echo kept > inside.txt; pwd"}),
-                tool_call("c3", "line_count", {"paths": ["inside.txt"]}),
             ]
         ),
+        tool_call_reply([tool_call("c3", "line_count", {"paths": ["inside.txt"]})]),
         text_reply("done"),
     )
     records, result = scripted.run_json("--sandbox", name, "-e", str(LINE_COUNT), "-p", "go")

@@ -217,8 +217,10 @@ async def _probe_processes(backend: ExecutionBackend, expected: Outcome) -> Prob
         start_new_session=True,
     )
     try:
+        # "[k]nightcode-…" matches the witness but not the command line of this grep itself.
+        pattern = f"[{token[0]}]{token[1:]}"
         output = await _shell(
-            backend, f"grep -l '{token}' /proc/[0-9]*/cmdline 2>/dev/null | head -n 3"
+            backend, f"grep -l '{pattern}' /proc/[0-9]*/cmdline 2>/dev/null | head -n 3"
         )
     finally:
         with contextlib.suppress(ProcessLookupError):
