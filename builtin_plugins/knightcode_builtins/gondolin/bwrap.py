@@ -43,7 +43,7 @@ import posixpath
 import shutil
 import stat
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -53,9 +53,12 @@ from knightcode import AbortSignal, ExecResult, LocalBackend
 from .runner import SandboxUnavailable
 
 if TYPE_CHECKING:
-    from knightcode._tools.backend import OutputCallback
-
     from .config import SandboxConfig
+
+OutputCallback = Callable[[bytes], None]
+"""Receives each chunk of output (``knightcode.OutputCallback``; spelled out so that this module
+needs nothing but the public API).
+"""
 
 __all__ = [
     "BwrapRunner",
