@@ -43,7 +43,7 @@ import posixpath
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -53,12 +53,9 @@ from knightcode import AbortSignal, ExecResult, LocalBackend
 from .runner import SandboxUnavailable
 
 if TYPE_CHECKING:
-    from .config import SandboxConfig
+    from knightcode import OutputCallback
 
-OutputCallback = Callable[[bytes], None]
-"""Receives each chunk of output (``knightcode.OutputCallback``; spelled out so that this module
-needs nothing but the public API).
-"""
+    from .config import SandboxConfig
 
 __all__ = [
     "BwrapRunner",
