@@ -29,13 +29,14 @@ from knightcode_builtins.gondolin.config import BwrapConfig, SandboxConfig
 from knightcode_builtins.gondolin.runner import Runner, SandboxUnavailable
 
 from . import factory_bwrap
+from .conftest import need
 
 BWRAP = SandboxConfig(backend="bwrap")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def bwrap_works() -> None:
-    factory_bwrap.require()
+    need(factory_bwrap)
 
 
 @pytest.fixture

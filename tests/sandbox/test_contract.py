@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import subprocess
 import time
 from pathlib import Path
 
@@ -323,4 +322,3 @@ async def test_the_network_is_off_by_default(box: Box) -> None:
     finally:
         server.close()
     assert "rc=0" not in text(result), text(result)
-

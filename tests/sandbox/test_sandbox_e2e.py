@@ -37,7 +37,6 @@ def configure(s: Scripted, sandbox: dict[str, Any]) -> None:
 def sandbox_settings(name: str) -> dict[str, Any]:
     """The settings the factory's runner uses (the test image, podman's flags …)."""
     module = factory(name)
-    module.require()
     settings: dict[str, Any] = dict(getattr(module, "SETTINGS", {}))
     return settings
 
@@ -113,9 +112,7 @@ def test_doctor_passes(scripted: Scripted, name: str) -> None:
 
 LEAKY = {
     "bwrap": lambda agent_dir: {"bwrap": {"extraArgs": ["--bind", str(agent_dir), str(agent_dir)]}},
-    "container": lambda agent_dir: {
-        "container": {"extraArgs": ["-v", f"{agent_dir}:{agent_dir}"]}
-    },
+    "container": lambda agent_dir: {"container": {"extraArgs": ["-v", f"{agent_dir}:{agent_dir}"]}},
 }
 
 
@@ -140,8 +137,11 @@ def test_a_leaky_configuration_fails_the_doctor_and_refuses_the_session(
 
 
 def test_settings_asking_for_a_sandbox_without_the_plugin_refuse(scripted: Scripted) -> None:
-    settings = {"retry": {"baseDelayMs": 10}, "sandbox": {"backend": "bwrap"},
-                "extensions": ["-builtin:gondolin"]}
+    settings = {
+        "retry": {"baseDelayMs": 10},
+        "sandbox": {"backend": "bwrap"},
+        "extensions": ["-builtin:gondolin"],
+    }
     (scripted.agent_dir / "settings.json").write_text(json.dumps(settings))
     scripted.server.add(text_reply("never"))
     run = scripted.run("-p", "hello")
