@@ -23,6 +23,7 @@ import pytest_asyncio
 from knightcode import ExecutionBackend, LocalBackend
 from knightcode_builtins.gondolin.backend import SandboxBackend
 from knightcode_builtins.gondolin.config import SandboxConfig
+from tests.agent.conftest import scripted  # noqa: F401  (the end-to-end tests' fixture)
 
 SANDBOXES = ("bwrap", "container", "gondolin")
 ALL = ("local", *SANDBOXES)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
-from tests.agent.conftest import Scripted, scripted  # noqa: F401  (the fixture)
+from tests.agent.conftest import Scripted
 
 from .conftest import factory
 
