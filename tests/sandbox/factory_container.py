@@ -20,6 +20,8 @@ from knightcode_builtins.gondolin.container import ContainerRunner
 from knightcode_builtins.gondolin.runner import Runner
 
 IMAGE = "localhost/knightcode-test-busybox:1"
+BASE_IMAGE = "localhost/knightcode-base:bookworm"
+"""A Debian image (bash, dash, coreutils): the Dockerfile's base in CI, also run by the tests."""
 RUNTIME = "runc"
 ULIMITS = ("nofile=1024:1024", "nproc=1024:1024")
 SETUP = "scripts/ci/sandbox_container.sh"
@@ -48,11 +50,12 @@ def require() -> None:
     for program in ("podman", RUNTIME):
         if shutil.which(program) is None:
             raise RuntimeError(f"{program} is not installed; run {SETUP}")
-    found = subprocess.run(
-        ["podman", "image", "exists", IMAGE], capture_output=True, check=False, timeout=60
-    )
-    if found.returncode != 0:
-        raise RuntimeError(f"the test image {IMAGE} is missing; run {SETUP}")
+    for image in (IMAGE, BASE_IMAGE):
+        found = subprocess.run(
+            ["podman", "image", "exists", image], capture_output=True, check=False, timeout=60
+        )
+        if found.returncode != 0:
+            raise RuntimeError(f"the test image {image} is missing; run {SETUP}")
 
 
 def state_dir() -> Path:

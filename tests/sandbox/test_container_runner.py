@@ -94,9 +94,17 @@ def env_of(runner: ContainerRunner, **extra: str) -> dict[str, str]:
     return {**runner.base_environment(), **extra}
 
 
+_LIST_PROCESSES = (
+    'for d in /proc/[0-9]*; do c=$(tr "\\0" " " < $d/cmdline 2>/dev/null) && '
+    'echo "${d#/proc/} ${c% }"; done'
+)
+
+
 async def inside(runner: ContainerRunner, marker: str) -> list[str]:
-    """Processes inside the container whose command line has ``marker``."""
-    listing = await runner.exec(["ps", "-o", "pid,args"], cwd=WS, env=env_of(runner))
+    """Processes inside the container whose command line has ``marker`` (``pid args``), read
+    from /proc so that images without ``ps`` work too.
+    """
+    listing = await runner.exec(["sh", "-c", _LIST_PROCESSES], cwd=WS, env=env_of(runner))
     return [line for line in listing.output.decode().splitlines() if marker in line]
 
 
@@ -540,3 +548,48 @@ async def test_describe_and_shell(runner: ContainerRunner) -> None:
         "HOME": "/root",
         "TMPDIR": "/tmp",
     }
+
+
+async def test_a_debian_image_with_bash_dash_and_coreutils(tmp_path: Path) -> None:
+    """The Dockerfile's base image: bash is the shell, and the wrapper (run by dash there) passes
+    the environment and kills whole trees as with busybox.
+    """
+    made = make_runner(tmp_path, factory.container_config(image=factory.BASE_IMAGE))
+    try:
+        await made.start()
+        assert made.shell() == "/bin/bash"
+        env = env_of(made, LINES="a\nb\\n\r", QUOTE="'\"$x")
+        shown = await made.exec(
+            ["/bin/bash", "-c", 'printf "%s|%s|%s" "$LINES" "$QUOTE" "${BASH_VERSION%%.*}"'],
+            cwd=WS,
+            env=env,
+        )
+        assert shown.output == b"a\nb\\n\r|'\"$x|5"
+        sleep, marker = marker_sleep()
+        result = await made.exec(
+            ["sh", "-c", f"({sleep}) & {sleep}; wait"], cwd=WS, env=env, timeout=0.8
+        )
+        assert result.timed_out
+        assert await inside(made, marker) == []
+        assert host_processes(marker) == []
+    finally:
+        await made.close()
+
+
+async def test_an_image_with_its_own_entrypoint(tmp_path: Path) -> None:
+    """Images made to run one program (the repo's Dockerfile: ENTRYPOINT ["knightcode"]) still
+    get the runner's own PID 1.
+    """
+    tag = f"localhost/kc-entrypoint-test:{random.randrange(16**6):06x}"
+    (tmp_path / "Containerfile").write_text(
+        f'FROM {factory.IMAGE}\nENTRYPOINT ["/bin/false"]\nCMD ["--version"]\n'
+    )
+    built = podman("build", "-q", "--runtime", factory.RUNTIME, "-t", tag, str(tmp_path))
+    assert built.returncode == 0, built.stderr
+    made = make_runner(tmp_path, factory.container_config(image=tag))
+    try:
+        result = await made.exec(["echo", "ran"], cwd=WS, env=env_of(made))
+        assert result.output == b"ran\n"
+    finally:
+        await made.close()
+        podman("rmi", "-f", tag)

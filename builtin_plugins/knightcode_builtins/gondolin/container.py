@@ -400,9 +400,10 @@ class ContainerRunner:
 
     def describe(self) -> str:
         """``"podman container kc-… (image)"``."""
-        cli = os.path.basename(self.cli) if self.cli else "container"
-        where = f"container {self.container}" if self.container else "container (not started)"
-        return f"{cli} {where} ({self.config.container.image})"
+        image = self.config.container.image
+        if self.cli is None or self.container is None:
+            return f"container (not started; image {image})"
+        return f"{os.path.basename(self.cli)} container {self.container} ({image})"
 
     def base_environment(self) -> Mapping[str, str]:
         """The usual Linux PATH, ``HOME=/root`` and ``TMPDIR=/tmp``."""
@@ -440,7 +441,7 @@ class ContainerRunner:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             self._env_dir = Path(tempfile.mkdtemp(prefix="container-env-", dir=self.state_dir))
         name = self._container_name()
-        collect = asyncio.ensure_future(self._remove_stale())
+        collect = asyncio.ensure_future(self._remove_stale())  # meanwhile
         try:
             result = await _run_cli(self._run_argv(name))
         finally:
@@ -503,11 +504,17 @@ class ContainerRunner:
             argv += ["--runtime", spec.runtime]
         for ulimit in spec.ulimits:
             argv += ["--ulimit", ulimit]
-        argv += [*spec.extra_args, spec.image, "sh", "-c", _KEEPER]
+        # --entrypoint: an image made to run a program (ENTRYPOINT ["knightcode"]) still runs
+        # our keeper
+        argv += [*spec.extra_args, "--entrypoint", "sh", spec.image, "-c", _KEEPER]
         return argv
 
     async def _remove_stale(self) -> None:
         """Remove labelled containers of this host whose owning process is gone (best effort)."""
+        with contextlib.suppress(SandboxUnavailable, TimeoutError):
+            await self._remove_stale_containers()
+
+    async def _remove_stale_containers(self) -> None:
         assert self.cli is not None
         listed = await _run_cli([self.cli, "ps", "-a", "-q", "--filter", f"label={_LABEL}"])
         ids = listed.out.split()
