@@ -120,8 +120,12 @@ kill -KILL -$p 2>/dev/null
 rm -f $d/$id.pid $d/$id.cancel
 """
 
-# What the image offers, probed once per container.
-_PROBE = "[ -x /bin/bash ] && echo bash; command -v setsid >/dev/null 2>&1 && echo setsid; :"
+# What the image offers, probed once per container: bash, and a way to give each command its
+# own process group (the runtime makes execs group leaders, or setsid exists).
+_PROBE = (
+    "[ -x /bin/bash ] && echo bash; command -v setsid >/dev/null 2>&1 && echo setsid; "
+    'pg=; read -r _ _ _ _ pg _ 2>/dev/null </proc/$$/stat; [ "$pg" = "$$" ] && echo leader; :'
+)
 
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -303,7 +307,6 @@ class _Exec:
         self._head = b""
         self.header: str | None = None
         self.early_stderr: list[bytes] = []
-        self.started = asyncio.get_running_loop().create_future()
         self.readers = [
             asyncio.ensure_future(self._read(process.stdout, self._on_stdout)),
             asyncio.ensure_future(self._read(process.stderr, self._on_stderr)),
@@ -328,8 +331,6 @@ class _Exec:
             line, rest = b"KC1 garbled", self._head  # not our wrapper speaking: pass it on
         self._head = b""
         self.header = line.removeprefix(_HEADER).decode(errors="replace").strip()
-        if not self.started.done():
-            self.started.set_result(None)
         for early in self.early_stderr:
             self._err_sink(early)
         self.early_stderr.clear()
@@ -352,6 +353,7 @@ class _Exec:
         return code
 
     def abandon(self) -> None:
+        """Kill the client on the host and stop reading (the command inside is not reached)."""
         _kill_group(self.process.pid, signals.SIGKILL)
         for reader in self.readers:
             reader.cancel()
@@ -444,6 +446,12 @@ class ContainerRunner:
         collect = asyncio.ensure_future(self._remove_stale())  # meanwhile
         try:
             result = await _run_cli(self._run_argv(name))
+        except BaseException:
+            # Cancelled (or failed) half-way: the engine may have created it all the same.
+            cleanup = asyncio.ensure_future(_run_cli([self.cli, "rm", "-f", name]))
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(cleanup)
+            raise
         finally:
             await collect
         if result.code != 0:
@@ -466,6 +474,13 @@ class ContainerRunner:
                 "the container backend needs an image with a POSIX shell at /bin/sh",
             )
         features = probe.out.split()
+        if "leader" not in features and "setsid" not in features:
+            await self._remove_container()
+            raise SandboxUnavailable(
+                f"the image {self.config.container.image} has no setsid, which this container "
+                "runtime needs to stop whole command trees",
+                "use an image with setsid (util-linux or busybox)",
+            )
         self._shell = "/bin/bash" if "bash" in features else "/bin/sh"
 
     def _container_name(self) -> str:
