@@ -230,6 +230,16 @@ async def test_environment_names_the_file_cannot_carry() -> None:
     with pytest.raises(ValueError, match="multi-line"):
         _env_file_lines({"a.b": "x\ny"})
     assert _env_file_lines({"a.b": "x y"}).startswith("a.b=x y\n")
+    with pytest.raises(ValueError, match="too long"):
+        _env_file_lines({"BIG": "x" * 70000})
+
+
+async def test_the_longest_value_the_env_file_carries(runner: ContainerRunner) -> None:
+    value = "v" * (64 * 1024 - len("LONG=") - 2)
+    result = await runner.exec(
+        ["sh", "-c", 'printf %s "$LONG" | wc -c'], cwd=WS, env=env_of(runner, LONG=value)
+    )
+    assert result.output.strip() == str(len(value)).encode()
 
 
 async def test_three_concurrent_execs(runner: ContainerRunner) -> None:

@@ -128,6 +128,8 @@ _PROBE = (
     'pg=; read -r _ _ _ _ pg _ 2>/dev/null </proc/$$/stat; [ "$pg" = "$$" ] && echo leader; :'
 )
 
+# docker and podman read --env-file with Go's bufio.Scanner: 64 KiB per line at most.
+_ENV_LINE_MAX = 64 * 1024 - 1
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -254,7 +256,13 @@ def _env_file_lines(env: Mapping[str, str]) -> str:
                 .replace("\t", "\\t")
             )
             escaped.append(name)
-        lines.append(f"{name}={value}\n")
+        line = f"{name}={value}\n"
+        if len(line.encode(errors="surrogateescape")) > _ENV_LINE_MAX:
+            raise ValueError(
+                f"environment variable {name!r} is too long for a container's env file "
+                f"(at most {_ENV_LINE_MAX // 1024} KiB per variable)"
+            )
+        lines.append(line)
     if escaped:
         lines.append(f"KC_ESCAPED={' '.join(escaped)}\n")
     lines.append(f"KC_W={_WRAPPER}\n")
