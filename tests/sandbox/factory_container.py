@@ -25,6 +25,10 @@ BASE_IMAGE = "localhost/knightcode-base:bookworm"
 RUNTIME = "runc"
 ULIMITS = ("nofile=1024:1024", "nproc=1024:1024")
 SETUP = "scripts/ci/sandbox_container.sh"
+SETTINGS = {
+    "container": {"cli": "podman", "image": IMAGE, "runtime": RUNTIME, "ulimits": list(ULIMITS)}
+}
+"""The same sandbox as settings ``sandbox`` (the end-to-end tests run the real executable)."""
 
 
 def container_config(

@@ -40,7 +40,7 @@ import signal as signals
 import socket
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,10 +50,10 @@ from knightcode import Aborted, AbortSignal, ExecResult
 from .runner import SandboxUnavailable
 
 if TYPE_CHECKING:
+    from knightcode import OutputCallback
+
     from .config import SandboxConfig
 
-OutputCallback = Callable[[bytes], None]
-"""Receives output chunks (the kernel's ``OutputCallback``; plugins import only ``knightcode``)."""
 
 __all__ = ["ContainerRunner", "choose_cli"]
 
