@@ -117,6 +117,17 @@ LEAKY = {
 }
 
 
+def containers() -> list[str]:
+    """The knightcode containers podman has (running or not)."""
+    listed = subprocess.run(
+        ["podman", "ps", "-a", "--filter", "label=knightcode.session", "--format", "{{.ID}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return sorted(listed.stdout.split())
+
+
 @pytest.mark.parametrize("name", E2E)
 def test_a_leaky_configuration_fails_the_doctor_and_refuses_the_session(
     scripted: Scripted, name: str
@@ -130,8 +141,10 @@ def test_a_leaky_configuration_fails_the_doctor_and_refuses_the_session(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "LEAK  read the agent directory" in result.stdout
     scripted.server.add(text_reply("never"))
+    before = containers()
     run = scripted.run("--sandbox", name, "-p", "hello")
     assert run.returncode == 2, run.stderr
+    assert containers() == before  # the refused session's container went with it
     assert "leaks (read the agent directory" in run.stderr
     assert "Traceback" not in run.stderr
     assert [r for r in scripted.server.requests if r.method == "POST"] == []  # nothing sent

@@ -292,9 +292,12 @@ async def choose_backend(host: PluginHost, settings: Settings, cwd: Path) -> Exe
     if isinstance(backend, PreparedBackend):
         try:
             await backend.prepare()
-        except ConfigError:
-            raise
-        except Exception as error:  # a sandbox that cannot start refuses the session
+        except BaseException as error:
+            # Whatever it started (a container, a VM) goes with the refused session.
+            await backend.aclose()
+            if isinstance(error, ConfigError) or not isinstance(error, Exception):
+                raise
+            # A sandbox that cannot start, or leaks, refuses the session.
             raise ConfigError(f"the sandbox cannot start: {error}") from error
     return backend
 
