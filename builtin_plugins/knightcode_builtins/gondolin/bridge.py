@@ -76,6 +76,18 @@ def _parse(line: bytes) -> Event | None:
     return Event(ident, event, fields)
 
 
+def _dead(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie, or gone); False where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            # the state follows the command name, which is in parentheses and may hold spaces
+            return stat.read().rpartition(b")")[2].split()[0] in (b"Z", b"X")
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):
+        return False
+
+
 class Bridge:
     """A running ``node bridge.mjs``; create it with :meth:`launch`."""
 
@@ -117,8 +129,12 @@ class Bridge:
 
     @property
     def alive(self) -> bool:
-        """Whether the bridge still runs and still talks."""
-        return not self._eof and self.process.returncode is None
+        """Whether the bridge still runs and still talks.
+
+        A bridge killed a moment ago is noticed here before the event loop reaps it (its end of
+        file may not have been read yet), so an exec right after a crash starts a new one.
+        """
+        return not self._eof and self.process.returncode is None and not _dead(self.pid)
 
     def stderr_tail(self) -> str:
         """The last lines the bridge logged (for error messages)."""

@@ -94,6 +94,17 @@ class GondolinRunner:
         """The guest init's defaults: ``PATH``, ``HOME``, ``TMPDIR``."""
         return dict(_BASE_ENVIRONMENT)
 
+    @property
+    def bridge_pid(self) -> int | None:
+        """The running bridge's pid (its process group holds QEMU too), or None."""
+        bridge = self._bridge
+        return bridge.pid if bridge is not None and bridge.alive else None
+
+    @property
+    def temp_dir(self) -> Path | None:
+        """The bridge's private TMPDIR while it runs (deleted with it), or None."""
+        return self._tmp
+
     def shell(self) -> str:
         """``/bin/bash`` when the guest has it, else ``/bin/sh`` (known after the first boot)."""
         return self._shell

@@ -9,7 +9,8 @@
 // the guest default overridden by the request's, and close() kills every process it started.
 //
 // Knobs for tests, read from the environment: FAKE_GONDOLIN_FAIL_START (VM.create throws that
-// text), FAKE_GONDOLIN_BOOT_MS (start() takes that long).
+// text), FAKE_GONDOLIN_FAIL_ACCEL (it throws for that accel only), FAKE_GONDOLIN_BOOT_MS (start()
+// takes that long).
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -37,7 +38,9 @@ class FakeProcess {
     this.queue = [];
     this.wake = null;
     this.open = 2;
+    const buffered = { stdout: [], stderr: [] };
     const push = (stream) => (data) => {
+      buffered[stream].push(data);
       this.queue.push({ stream, data, text: data.toString() });
       this.wake?.();
     };
@@ -52,7 +55,12 @@ class FakeProcess {
     this.result = new Promise((resolve, reject) => {
       child.on("error", reject);
       child.on("close", (code, signal) => {
-        resolve({ exitCode: code ?? 0, signal: signal ? os.constants.signals[signal] : undefined });
+        resolve({
+          exitCode: code ?? 0,
+          signal: signal ? os.constants.signals[signal] : undefined,
+          stdout: Buffer.concat(buffered.stdout).toString(),
+          stderr: Buffer.concat(buffered.stderr).toString(),
+        });
       });
     });
   }
@@ -74,6 +82,9 @@ class FakeProcess {
 export class VM {
   static async create(options = {}) {
     if (process.env.FAKE_GONDOLIN_FAIL_START) throw new Error(process.env.FAKE_GONDOLIN_FAIL_START);
+    if (process.env.FAKE_GONDOLIN_FAIL_ACCEL === options.sandbox?.accel) {
+      throw new Error(`qemu: ${options.sandbox.accel} failed (fake)`);
+    }
     return new VM(options);
   }
 
