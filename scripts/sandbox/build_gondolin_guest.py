@@ -20,9 +20,10 @@ Usage::
     GONDOLIN_GUEST_DIR=OUT knightcode --sandbox gondolin
 
 The output folder appears complete or not at all (built beside it, then renamed); an existing
-complete one is left alone unless ``--force``. Needs: apt-get, dpkg-deb, depmod (kmod), cpio,
-lz4, mke2fs (e2fsprogs), node and npm (to read the init scripts, and to fetch the package when
-no ``--gondolin-package`` is given). Nothing it writes belongs in the repository.
+complete one is left alone, and any other non-empty folder is refused, unless ``--force``.
+Needs: apt-get, dpkg-deb, depmod (kmod), cpio, lz4, mke2fs (e2fsprogs), node and npm (to read
+the init scripts, and to fetch the package when no ``--gondolin-package`` is given). Nothing it
+writes belongs in the repository.
 """
 
 from __future__ import annotations
@@ -327,8 +328,8 @@ def assemble(out: Path, gondolin: Path | None, node: str) -> None:
 
 
 def complete(out: Path) -> bool:
-    """Whether ``out`` already holds a whole guest."""
-    return all((out / name).is_file() for name in (*ASSETS, "build-info.json"))
+    """Whether ``out`` already holds a whole guest (built here or not)."""
+    return all((out / name).is_file() for name in ASSETS)
 
 
 def main() -> None:
@@ -352,6 +353,8 @@ def main() -> None:
     if complete(out) and not args.force:
         log(f"already built: {out}")
         return
+    if out.exists() and any(out.iterdir()) and not args.force:
+        sys.exit(f"{out} exists and is not a complete guest; --force replaces it")
     package = args.gondolin_package.resolve() if args.gondolin_package else None
     assemble(out, package, args.node)
 

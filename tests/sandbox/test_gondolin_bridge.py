@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from knightcode import AbortSignal
-from knightcode_builtins.gondolin.bridge import Bridge, BridgeError, _dead
+from knightcode_builtins.gondolin.bridge import Bridge, BridgeError
 from knightcode_builtins.gondolin.config import GondolinConfig, SandboxConfig
 from knightcode_builtins.gondolin.node import Prerequisites, module_root
 from knightcode_builtins.gondolin.runner import SandboxUnavailable
