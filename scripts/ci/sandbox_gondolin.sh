@@ -6,8 +6,10 @@
 #   * a guest assembled from registry inputs (scripts/sandbox/build_gondolin_guest.py), because
 #     Gondolin's own image download needs GitHub.
 # Everything lives outside the repository under ${KNIGHTCODE_CI_CACHE:-$HOME/.cache/knightcode-ci};
-# a second run checks each part and does nothing else. Usage from .ci/run:
-#     eval "$(bash scripts/ci/sandbox_gondolin.sh)"
+# a second run checks each part and does nothing else (0.2 s). Usage from .ci/run (two lines, so
+# that a failure stops the run: `eval "$(…)"` alone would swallow the exit status):
+#     gondolin_env=$(bash scripts/ci/sandbox_gondolin.sh) || fail "…"
+#     eval "$gondolin_env"
 # stdout carries only the `export` lines the tests need; progress and timings go to stderr.
 set -Eeuo pipefail
 cd "$(dirname "$0")/../.."
@@ -101,6 +103,10 @@ fi
 if [ -f "$GUEST_DIR/build-info.json" ]; then
     say "guest: present"
 else
+    # the recipe downloads the kernel and busybox .debs: apt needs its package lists
+    if ! apt-cache show linux-image-amd64 > /dev/null 2>&1; then
+        timed "apt-get update" "${sudo_cmd[@]}" apt-get update -qq
+    fi
     timed "guest build (kernel, busybox, zig daemons)" env KNIGHTCODE_GUEST_NODE="$NODE" \
         python3 scripts/sandbox/build_gondolin_guest.py "$GUEST_DIR" \
         --gondolin-package "$PACKAGE_DIR/node_modules/@earendil-works/gondolin"
