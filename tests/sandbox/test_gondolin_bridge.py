@@ -430,3 +430,41 @@ async def test_close_request_answers_then_exits(bridge: Bridge) -> None:
     assert await asyncio.wait_for(bridge.process.wait(), 10) == 0
     with pytest.raises(BridgeError):
         await bridge.request("exec", argv=["true"], cwd="/", env={})
+
+
+async def test_an_abort_during_the_boot_stops_waiting_not_the_boot(
+    workspace: Path, package_dir: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_GONDOLIN_BOOT_MS", "1500")
+    runner = make_runner(workspace, package_dir, state_dir)
+    try:
+        abort = AbortSignal()
+        asyncio.get_running_loop().call_later(0.3, abort.abort)
+        started = time.monotonic()
+        result = await runner.exec(["echo", "x"], cwd="/", env=ENV, signal=abort, timeout=0.5)
+        assert result.aborted and time.monotonic() - started < 1.0
+        pid = runner.bridge_pid
+        assert pid is not None, "the boot goes on"
+        # the timeout counts the command, not the boot it waited for
+        again = await runner.exec(["echo", "y"], cwd="/", env=ENV, timeout=0.5)
+        assert again.output == b"y\n" and not again.timed_out
+        assert runner.bridge_pid == pid
+    finally:
+        await runner.close()
+
+
+async def test_close_during_the_boot(
+    workspace: Path, package_dir: Path, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_GONDOLIN_BOOT_MS", "5000")
+    runner = make_runner(workspace, package_dir, state_dir)
+    task = asyncio.ensure_future(runner.exec(["echo", "x"], cwd="/", env=ENV))
+    while runner.bridge_pid is None:
+        await asyncio.sleep(0.02)
+    pid, temp = runner.bridge_pid, runner.temp_dir
+    await runner.close()
+    with pytest.raises(SandboxUnavailable, match="closed while the VM booted"):
+        await task
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)
+    assert temp is not None and not temp.exists()

@@ -52,7 +52,7 @@ const WRAPPER = [
 const KILLER = [
   'i=0; while [ ! -s "$1" ]; do i=$((i+1)); [ "$i" -gt 100 ] && exit 3; sleep 0.02; done',
   'read -r pid < "$1"',
-  'kill -"$2" -"$pid" 2>/dev/null || kill -"$2" "$pid" 2>/dev/null',
+  'kill -"$2" -"$pid" 2>/dev/null || kill -"$2" "$pid" 2>/dev/null || exit 1',
   "exit 0",
 ].join("\n");
 
@@ -157,9 +157,21 @@ async function exec(request) {
   }
 }
 
+// 0: signalled; 3: no pid file yet; else: the group is gone.
 async function signalGroup(pidFile, signal) {
   const result = await vm.exec(["/bin/sh", "-c", KILLER, "kc-kill", pidFile, signal]);
-  return result.exitCode === 0;
+  return result.exitCode;
+}
+
+// Signals the group of exec `id`; when its wrapper has not written the pid file yet (a kill right
+// after the exec was sent, with the guest busy), tries again for as long as the exec is running.
+async function signalExec(id, target, signal) {
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const status = await signalGroup(target.pidFile, signal);
+    if (status !== 3) return status === 0;
+    if (!execs.has(id) || Date.now() > deadline) return false;
+  }
 }
 
 async function kill(request) {
@@ -168,7 +180,7 @@ async function kill(request) {
   const graceMs = Math.max(0, (request.grace ?? 0.2) * 1000);
   let found = true;
   if (graceMs > 0) {
-    found = await signalGroup(target.pidFile, "TERM");
+    found = await signalExec(request.target, target, "TERM");
     const ended = await Promise.race([
       target.finished.then(() => true),
       new Promise((resolve) => setTimeout(() => resolve(false), graceMs)),
@@ -176,7 +188,7 @@ async function kill(request) {
     if (ended) return { event: "killed", found };
   }
   // Grandchildren may outlive the leader, or ignore TERM: KILL the group whatever happened.
-  found = (await signalGroup(target.pidFile, "KILL")) || found;
+  found = (await signalExec(request.target, target, "KILL")) || found;
   return { event: "killed", found };
 }
 

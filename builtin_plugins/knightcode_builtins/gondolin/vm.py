@@ -80,7 +80,7 @@ class GondolinRunner:
         self._bridge: Bridge | None = None
         self._tmp: Path | None = None
         self._shell = "/bin/sh"
-        self._lock = asyncio.Lock()
+        self._starting: asyncio.Task[Bridge] | None = None
         self.boot_seconds: float | None = None
         """How long the last boot took (the bridge's ``bootMs``), for the status line and bench."""
 
@@ -119,20 +119,40 @@ class GondolinRunner:
         await self._running()
 
     async def _running(self) -> Bridge:
-        async with self._lock:
-            bridge = self._bridge
-            if bridge is not None and bridge.alive:
+        """The ready bridge, booting one when there is none (or it died).
+
+        The boot is the runner's own task, shared by every caller and shielded from them: a
+        caller that is aborted or cancelled while it waits leaves the boot going for the next.
+        """
+        task = self._starting
+        if task is not None and task.done():
+            bridge = None if task.cancelled() or task.exception() else task.result()
+            if bridge is not None and bridge is self._bridge and bridge.alive:
                 return bridge
-            if bridge is not None:  # it died: clear up after it before starting anew
-                await self._discard()
-            if self._needs is None:
-                self._needs = await asyncio.to_thread(prerequisites.check, self.config.gondolin)
-            needs = self._needs
-            if self._accel is None:
-                self._accel = await self._probe_kvm(needs)
-            self._bridge = await self._boot(needs, self._accel, self.config.gondolin.boot_timeout)
-            atexit.register(self._kill_at_exit)
-            return self._bridge
+            task = None
+        if task is None:
+            task = self._starting = asyncio.ensure_future(self._start())
+            task.add_done_callback(_consume)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                raise SandboxUnavailable(
+                    "the gondolin runner was closed while the VM booted"
+                ) from None
+            raise
+
+    async def _start(self) -> Bridge:
+        await self._discard()  # what a dead bridge left: its process group, its TMPDIR
+        if self._needs is None:
+            self._needs = await asyncio.to_thread(prerequisites.check, self.config.gondolin)
+        needs = self._needs
+        if self._accel is None:
+            self._accel = await self._probe_kvm(needs)
+        bridge = await self._boot(needs, self._accel, self.config.gondolin.boot_timeout)
+        atexit.register(self._kill_at_exit)
+        return bridge
 
     async def _probe_kvm(self, needs: prerequisites.Prerequisites) -> str:
         """``"kvm"`` when a KVM boot succeeds quickly, else ``"tcg"``."""
@@ -206,10 +226,16 @@ class GondolinRunner:
             self._tmp = None
 
     async def close(self) -> None:
-        """Close the VM and kill the bridge's process group; idempotent."""
-        async with self._lock:
-            await self._discard()
-            atexit.unregister(self._kill_at_exit)
+        """Close the VM and kill the bridge's process group; idempotent. A later ``exec``
+        boots a new VM.
+        """
+        task, self._starting = self._starting, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, SandboxUnavailable, BridgeError):
+                await task
+        await self._discard()
+        atexit.unregister(self._kill_at_exit)
 
     def _kill_at_exit(self) -> None:
         """Interpreter exit without ``close``: no event loop left, so kill and delete."""
@@ -237,7 +263,11 @@ class GondolinRunner:
             return ExecResult(None, aborted=True)
         if not argv:
             raise ValueError("exec() needs a program")
-        bridge = await self._running()
+        try:  # the boot does not count against the command's timeout, but an abort stops waiting
+            async with (signal or AbortSignal()).scope():
+                bridge = await self._running()
+        except Aborted:
+            return ExecResult(None, aborted=True)
         collected: list[bytes] = []
         errors: list[bytes] = []
         out = on_output or collected.append
@@ -310,7 +340,13 @@ class GondolinRunner:
         )
 
 
-def _consume(future: asyncio.Future[Event]) -> None:
-    """Retrieve the outcome of an answer nobody awaits any more (no 'never retrieved')."""
+def _consume(future: asyncio.Future[Event] | asyncio.Future[Bridge]) -> None:
+    """Retrieve the outcome of a future nobody may await (no 'never retrieved' warning)."""
     if not future.cancelled():
         future.exception()
+
+
+if TYPE_CHECKING:
+    from knightcode_builtins.gondolin.runner import Runner
+
+    _IS_A_RUNNER: type[Runner] = GondolinRunner
