@@ -15,6 +15,7 @@ from knightcode import (
     CompactionPreparation,
     CompactionSettings,
     FileOperations,
+    ToolContext,
 )
 from knightcode._plugins.host import PluginFailure, PluginHost
 from knightcode._plugins.planning import HostOptions, create_plugin_host
@@ -41,7 +42,12 @@ def load(
 
 def test_every_example_is_covered() -> None:
     examples = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", ".")))
-    assert examples == ["audit_log", "custom_compaction.py", "hello_command.py"], (
+    assert examples == [
+        "audit_log",
+        "custom_compaction.py",
+        "hello_command.py",
+        "line_count.py",
+    ], (
         "add a test for the new example"
     )
 
@@ -85,6 +91,21 @@ async def test_audit_log_folder_extension(agent_dir: Path, project_dir: Path) ->
         ("tool", "read"),
     ]
     assert log.stat().st_mode & 0o777 == 0o600
+
+
+async def test_line_count_works_through_its_context(agent_dir: Path, project_dir: Path) -> None:
+    """On the local backend here; tests/sandbox/test_sandbox_e2e.py runs it inside sandboxes."""
+    host, failures = load(agent_dir, project_dir, EXAMPLES / "line_count.py")
+    assert failures == []
+    tool = host.registrations.tools.get("line_count")
+    assert tool is not None and tool.host_access is False
+    (project_dir / "two.txt").write_text("a\nb\n")
+    ctx = ToolContext.local(project_dir)
+    result = await tool.execute("c1", {"paths": ["two.txt"]}, ctx, None)
+    text = result["content"][0]["text"]
+    assert text.startswith("2 two.txt") and f"(counted in {project_dir})" in text
+    with pytest.raises(ValueError, match="at least one path"):
+        await tool.execute("c2", {"paths": []}, ctx, None)
 
 
 def test_examples_flags_show_in_help(knightcode_exe: list[str]) -> None:

@@ -185,6 +185,7 @@ if TYPE_CHECKING:
         ExecResult as ExecResult,
         ExecutionBackend as ExecutionBackend,
         FileInfo as FileInfo,
+        OutputCallback as OutputCallback,
     )
     from knightcode._tools.context import ToolContext as ToolContext
     from knightcode._tools.local_backend import LocalBackend as LocalBackend
@@ -375,6 +376,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ExecResult",
         "ExecutionBackend",
         "FileInfo",
+        "OutputCallback",
     ),
     "knightcode._tools.local_backend": ("LocalBackend",),
     "knightcode._config.loading": ("Settings",),

@@ -76,9 +76,19 @@ def register_tools(register: Callable[..., None]) -> None:
     (``execute(tool_call_id, args, ctx, on_update)``, plain or ``async``, returning a
     ``ToolResult`` ``{"content": [...], "details": ...}``; ``ctx`` is a ``ToolContext``), and
     optionally ``label``, ``execution_mode`` (``"parallel"`` or ``"sequential"``),
-    ``prompt_snippet``, ``prompt_guidelines`` and ``prepare_arguments``. A plugin tool named like
-    one of the seven built-in tools (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``,
-    ``ls``) replaces the built-in one.
+    ``prompt_snippet``, ``prompt_guidelines``, ``prepare_arguments`` and ``host_access``. A plugin
+    tool named like one of the seven built-in tools (``read``, ``write``, ``edit``, ``bash``,
+    ``grep``, ``find``, ``ls``) replaces the built-in one.
+
+    **Staying inside the sandbox.** When a sandbox is on (settings ``sandbox.backend``), a tool's
+    ``ctx.backend`` is the sandbox and ``ctx.cwd`` is ``/workspace``. A tool that does all its
+    file and process work through ``ctx`` — ``await ctx.run("make test")``,
+    ``await ctx.read_text(path)``, ``await ctx.write_text(path, text)``, ``ctx.resolve(path)``, or
+    ``ctx.backend`` directly — runs inside it like the built-in tools, and an environment it
+    passes loses the host values the sandbox keeps out. A tool that calls ``open``,
+    ``subprocess`` or ``os`` itself runs on the host, whatever the sandbox: don't. A tool that
+    must reach the host (a clipboard, a browser) sets ``host_access=True``: it then gets the local
+    backend and the host folder, and ``knightcode config list`` shows its plugin with host access.
 
     :param register: records one tool for the calling plugin: a ``ToolDefinition``, or its
         fields as keyword arguments

@@ -101,7 +101,7 @@ def config(stream: Script, tools: list[ToolDefinition] = (), **kwargs: Any) -> L
         stream=stream,
         tools={t.name: t for t in tools},
         signal=AbortSignal(),
-        tool_context=lambda call_id: None,
+        tool_context=lambda call_id, tool: None,
         **kwargs,
     )
 

@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from knightcode import AbortSignal, ExecResult
-    from knightcode._tools.backend import OutputCallback
+    from knightcode import AbortSignal, ExecResult, OutputCallback
 
 __all__ = ["Runner", "SandboxUnavailable"]
 

@@ -74,7 +74,7 @@ class LoopConfig:
     stream: StreamFn
     tools: Mapping[str, ToolDefinition]
     signal: AbortSignal
-    tool_context: Callable[[str], ToolContext]
+    tool_context: Callable[[str, ToolDefinition], ToolContext]
     transform_context: Callable[[list[AgentMessage]], Awaitable[list[AgentMessage]]] | None = None
     before_tool_call: BeforeToolCall | None = None
     after_tool_call: AfterToolCallFn | None = None

@@ -158,7 +158,9 @@ class PromptRunner:
             stream=_StreamFunction(self, system_prompt),
             tools=agent.tools,
             signal=self.signal,
-            tool_context=lambda call_id: agent.tool_context(call_id, self.signal),
+            tool_context=lambda call_id, tool: agent.tool_context(
+                call_id, self.signal, host_access=tool.host_access
+            ),
             transform_context=self._transform_context if has("context") else None,
             before_tool_call=self._before_tool_call if has("tool_call") else None,
             after_tool_call=self._after_tool_call if has("tool_result") else None,

@@ -561,14 +561,25 @@ class AgentSession:
 
     # --- tools ----------------------------------------------------------------------------------
 
-    def tool_context(self, tool_call_id: str, signal: AbortSignal) -> ToolContext:
-        """The ``ctx`` of one tool call."""
+    def tool_context(
+        self, tool_call_id: str, signal: AbortSignal, *, host_access: bool = False
+    ) -> ToolContext:
+        """The ``ctx`` of one tool call.
+
+        :param host_access: the tool asked to run on this machine even under a sandbox
+            (``ToolDefinition.host_access``): it gets the local backend and the host folder
+        """
+        from knightcode._tools.backend import agent_cwd
         from knightcode._tools.context import ToolContext
+        from knightcode._tools.local_backend import LocalBackend
 
         options = self.options
+        backend = options.backend
+        if host_access and not isinstance(backend, LocalBackend):
+            backend = LocalBackend(options.cwd)
         return ToolContext(
-            cwd=options.cwd,
-            backend=options.backend,
+            cwd=agent_cwd(backend, options.cwd),
+            backend=backend,
             signal=signal,
             shell_path=options.shell_path,
             shell_command_prefix=options.shell_command_prefix,

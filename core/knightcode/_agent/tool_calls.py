@@ -141,7 +141,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
     is_error = False
     try:
         running = prepared.tool.execute(
-            call["id"], prepared.args, config.tool_context(call["id"]), on_update
+            call["id"], prepared.args, config.tool_context(call["id"], prepared.tool), on_update
         )
         if inspect.isawaitable(running):
             timeout = _timeout_seconds(prepared.args, config.tool_timeout_ms)

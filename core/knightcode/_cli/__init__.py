@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("config", "trust")
+SUBCOMMANDS = ("config", "sandbox", "trust")
 
 
 def _print_error(message: str) -> None:
@@ -26,7 +26,8 @@ def run(args: list[str]) -> int:
         if args and args[0] in SUBCOMMANDS:
             from knightcode._cli.subcommands import subcommands
 
-            subcommands.main(args, prog_name="knightcode", standalone_mode=False)
+            code = subcommands.main(args, prog_name="knightcode", standalone_mode=False)
+            return code if isinstance(code, int) else 0
         else:
             from knightcode._cli.main_command import run_main
 

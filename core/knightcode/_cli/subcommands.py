@@ -66,10 +66,15 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
     host = _load_host(approve, tuple(path.expanduser() for path in extensions))
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
+    host_access = _host_access_tools(host)
     if as_json:
-        json.dump(
-            [record.as_json() for record in host.records], sys.stdout, ensure_ascii=False, indent=2
-        )
+        records = []
+        for record in host.records:
+            item = record.as_json()
+            if record.name in host_access:
+                item["hostAccess"] = host_access[record.name]
+            records.append(item)
+        json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
     from rich.console import Console
@@ -82,11 +87,23 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
         table.add_row(record.name, record.kind.value, record.status.value, record.source)
         if record.error:
             table.add_row("", "", "", f"  {record.error}")
+        if record.name in host_access:
+            tools = ", ".join(host_access[record.name])
+            table.add_row("", "", "", f"  host access: {tools} (runs outside any sandbox)")
     console = Console(highlight=False, soft_wrap=False)
     if not host.records:
         console.print("no plugins found")
         return
     console.print(table)
+
+
+def _host_access_tools(host: PluginHost) -> dict[str, list[str]]:
+    """The tools that asked to run on the host even under a sandbox, by plugin."""
+    found: dict[str, list[str]] = {}
+    for item in host.registrations.tools:
+        if item.definition.host_access:
+            found.setdefault(item.owner, []).append(item.definition.name)
+    return found
 
 
 def _resolve_name(name: str) -> str:
@@ -130,6 +147,52 @@ def config_enable(name: str) -> None:
 def config_disable(name: str) -> None:
     """Disable plugin NAME (e.g. builtin:llama.cpp) in the user settings; it is never imported."""
     _toggle(name, False)
+
+
+@subcommands.group()
+def sandbox() -> None:
+    """Check the sandbox the tools run in (builtin:gondolin)."""
+
+
+@sandbox.command("doctor")
+@click.option(
+    "--sandbox",
+    "backend",
+    metavar="NAME",
+    help="The backend to check: local, bwrap, container or gondolin (default: settings "
+    "sandbox.backend).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def sandbox_doctor(backend: str | None, as_json: bool) -> int:
+    """Probe the sandbox's boundary through the path the tools use.
+
+    Tries to write outside the workspace, read ~/.ssh and the agent directory, reach the
+    network, see the host's processes and read a provider key from the environment, and
+    prints what each attempt did. Exits 1 when something the settings say is blocked was
+    reached (a session with those settings refuses to start), 2 when the sandbox cannot start.
+    """
+    import asyncio
+
+    host = _load_host(False, ())
+    record = next((item for item in host.records if item.name == "builtin:gondolin"), None)
+    if record is None or record.status.value != "loaded":
+        raise UsageError(
+            "the sandbox plugin builtin:gondolin is not loaded "
+            "(enable it with 'knightcode config enable builtin:gondolin')"
+        )
+    assert host.options is not None and host.context is not None
+    # The plugin is loaded, so its module imports; it is the one that knows the backends.
+    from knightcode_builtins.gondolin.doctor import doctor
+
+    return asyncio.run(
+        doctor(
+            host.context.settings.get("sandbox"),
+            backend,
+            host.options.cwd,
+            host.options.agent_dir,
+            as_json=as_json,
+        )
+    )
 
 
 @subcommands.command("trust")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from knightcode._session.context import ModelRef
     from knightcode._session.manager import SessionManager
     from knightcode._session.notices import SessionNotice
+    from knightcode._tools.backend import ExecutionBackend
 
 NO_MODEL = (
     "no model available: set an API key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, or describe "
@@ -198,7 +199,6 @@ async def build_agent(
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
     from knightcode._llm.registry import ModelRegistry
-    from knightcode._tools import LocalBackend
 
     assert host.options is not None and host.context is not None
     cwd, agent_dir = host.options.cwd, host.options.agent_dir
@@ -227,7 +227,7 @@ async def build_agent(
             raise
         model = placeholder_model()
     tools = choose_tools(request, host, settings)
-    backend = await host.hooks.execution_backend() or LocalBackend(cwd)
+    backend = await choose_backend(host, settings, cwd)
     recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
     thinking = (
         request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
@@ -241,8 +241,10 @@ async def build_agent(
             models=registry,
             model=model,
             tools=tools,
-            system_prompt=system_prompt(
-                request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings
+            system_prompt=with_agent_cwd(
+                system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings),
+                backend,
+                cwd,
             ),
             backend=backend,
             hooks=host.hooks,
@@ -263,6 +265,56 @@ async def build_agent(
     )
     host.context.bind_session(agent, backend)
     return agent
+
+
+async def choose_backend(host: PluginHost, settings: Settings, cwd: Path) -> ExecutionBackend:
+    """The execution backend a plugin chose (ready: prepared), or the local one.
+
+    Fails closed: settings that ask for a sandbox (``sandbox.backend`` other than ``local``)
+    with no plugin to provide one, or a backend that cannot start, refuse the run — tools must
+    never quietly run on the host instead.
+
+    :raises ConfigError: as above
+    """
+    from knightcode._tools import LocalBackend
+    from knightcode._tools.backend import PreparedBackend
+
+    backend = await host.hooks.execution_backend()
+    if backend is None:
+        wanted = settings.get("sandbox.backend")
+        if isinstance(wanted, str) and wanted not in ("", "local"):
+            raise ConfigError(
+                f'settings sandbox.backend is "{wanted}" but no plugin provides a sandbox '
+                "(is builtin:gondolin disabled? see 'knightcode config list'); refusing to "
+                "run the tools on this machine instead"
+            )
+        return LocalBackend(cwd)
+    if isinstance(backend, PreparedBackend):
+        try:
+            await backend.prepare()
+        except ConfigError:
+            raise
+        except Exception as error:  # a sandbox that cannot start refuses the session
+            raise ConfigError(f"the sandbox cannot start: {error}") from error
+    return backend
+
+
+def with_agent_cwd(prompt: str, backend: ExecutionBackend, cwd: Path) -> str:
+    """The system prompt naming the working directory as the tools see it (``/workspace``
+    under a sandbox, with the host folder it is mounted from).
+    """
+    from knightcode._tools.backend import agent_cwd
+
+    seen = agent_cwd(backend, cwd)
+    if seen == cwd:
+        return prompt
+    line = f"Current working directory: {cwd.as_posix()}"
+    name = getattr(backend, "name", "sandbox")
+    return prompt.replace(
+        line,
+        f"Current working directory: {seen.as_posix()} (sandbox: {name}; mounted from the "
+        f"host folder {cwd.as_posix()})",
+    )
 
 
 def report_session_notices(

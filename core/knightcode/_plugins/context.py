@@ -403,8 +403,13 @@ class HookContext:
 
     async def aclose(self) -> None:
         """Cancel the background tasks and wait for them (the session is ending)."""
+        from knightcode._tools.backend import PreparedBackend
+
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        # A sandbox backend's container or VM ends with the session, not with the machine.
+        if isinstance(self._backend, PreparedBackend):
+            await self._backend.aclose()

@@ -138,6 +138,9 @@ class ToolDefinition:
     :param prepare_arguments: ``prepare_arguments(args) -> args``, run on the raw arguments
         *before* they are validated against ``parameters``, to accept legacy or sloppy forms a
         strict schema would reject (the edit tool folds ``oldText``/``newText`` into ``edits``)
+    :param host_access: run on this machine even when a sandbox is on: ``ctx.backend`` is then
+        the local backend and ``ctx.cwd`` the host folder. Say so only when the tool must reach
+        the host (a clipboard, a browser); ``knightcode config list`` lists such plugins
     """
 
     name: str
@@ -149,6 +152,7 @@ class ToolDefinition:
     prompt_snippet: str | None = None
     prompt_guidelines: tuple[str, ...] = ()
     prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None
+    host_access: bool = False
 
 
 @dataclass(frozen=True)

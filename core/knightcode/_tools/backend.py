@@ -11,8 +11,10 @@ paths against the context's ``cwd`` before calling. See ``docs/tools.md`` for th
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -24,7 +26,10 @@ __all__ = [
     "ExecResult",
     "ExecutionBackend",
     "FileInfo",
+    "MappedBackend",
     "OutputCallback",
+    "PreparedBackend",
+    "agent_cwd",
 ]
 
 OutputCallback = Callable[[bytes], None]
@@ -161,3 +166,41 @@ class ChunkedReads(Protocol):
         stop early.
         """
         ...
+
+
+@runtime_checkable
+class PreparedBackend(Protocol):
+    """Optional backend methods: start before the session, stop after it.
+
+    The kernel awaits ``prepare`` once, before the session starts; an exception refuses the
+    session (a sandbox that cannot start, or whose boundary leaks, must never fall back to
+    running on the host). ``aclose`` is awaited when knightcode exits.
+    """
+
+    async def prepare(self) -> None:
+        """Get ready (start a container or VM, check the boundary); raise to refuse."""
+        ...
+
+    async def aclose(self) -> None:
+        """Stop everything the backend started; idempotent."""
+        ...
+
+
+@runtime_checkable
+class MappedBackend(Protocol):
+    """An optional backend method: the backend names this machine's paths its own way.
+
+    A sandbox mounts the working folder at ``/workspace``; the tools then see that as their
+    ``cwd`` and the model never sees host paths.
+    """
+
+    def agent_path(self, host_path: str | os.PathLike[str]) -> str:
+        """The backend's name for ``host_path`` (a path under the working folder)."""
+        ...
+
+
+def agent_cwd(backend: ExecutionBackend, cwd: Path) -> Path:
+    """The working directory as the tools on ``backend`` see it."""
+    if isinstance(backend, MappedBackend):
+        return Path(backend.agent_path(cwd))
+    return cwd

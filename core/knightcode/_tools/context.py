@@ -13,8 +13,10 @@ from knightcode._abort import AbortSignal
 from knightcode._plugins.context import ExtensionUI, HeadlessUI
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from knightcode._plugins.context import HookContext
-    from knightcode._tools.backend import ExecutionBackend
+    from knightcode._tools.backend import ExecResult, ExecutionBackend, OutputCallback
 
 __all__ = ["ToolContext"]
 
@@ -52,6 +54,66 @@ class ToolContext:
     def has_ui(self) -> bool:
         """Whether someone can answer dialogs."""
         return self.context is not None and self.context.has_ui
+
+    # --- helpers for plugin tools: everything through the backend, so a sandbox holds ---
+
+    def resolve(self, path: str) -> str:
+        """``path`` as the backend names it: ``~`` expanded, relative paths against ``cwd``."""
+        from knightcode._tools.path_utils import resolve_to_cwd
+
+        return resolve_to_cwd(path, self.cwd, self.backend.home())
+
+    async def read_bytes(self, path: str) -> bytes:
+        """The file at ``path`` (relative to ``cwd``), read through the backend."""
+        return await self.signal.guard(self.backend.read_file(self.resolve(path)))
+
+    async def read_text(self, path: str, encoding: str = "utf-8") -> str:
+        """The file at ``path`` as text (undecodable bytes replaced)."""
+        return (await self.read_bytes(path)).decode(encoding, "replace")
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        """Create or replace the file at ``path`` through the backend (parents created)."""
+        await self.signal.guard(self.backend.write_file(self.resolve(path), data))
+
+    async def write_text(self, path: str, text: str, encoding: str = "utf-8") -> None:
+        """Create or replace the file at ``path`` with ``text``."""
+        await self.write_bytes(path, text.encode(encoding))
+
+    async def run(
+        self,
+        command: str | Sequence[str],
+        *,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        on_output: OutputCallback | None = None,
+        merge_stderr: bool = True,
+    ) -> ExecResult:
+        """Run ``command`` through the backend — inside the sandbox when one is on — in
+        ``cwd``, stopped by this call's abort signal.
+
+        :param command: a shell command line (run by the backend's shell) or an argv list
+        :param env: the complete environment (default: the backend's); under a sandbox, host
+            values the policy keeps out are removed from it
+        """
+        if isinstance(command, str):
+            return await self.backend.exec(
+                shell_command=command,
+                cwd=str(self.cwd),
+                env=env,
+                timeout=timeout,
+                signal=self.signal,
+                on_output=on_output,
+                merge_stderr=merge_stderr,
+            )
+        return await self.backend.exec(
+            list(command),
+            cwd=str(self.cwd),
+            env=env,
+            timeout=timeout,
+            signal=self.signal,
+            on_output=on_output,
+            merge_stderr=merge_stderr,
+        )
 
     @classmethod
     def local(

@@ -229,6 +229,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         from knightcode._keys.textual_keys import install_modify_other_keys_fix
 
         install_modify_other_keys_fix()
+        self.status.draw_widgets()  # plugin status set before the app ran (session_start)
         self.keyboard.enable()
         self.app_suspend_signal.subscribe(self, lambda _app: self.keyboard.disable())
         self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
@@ -426,8 +427,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         """Show ``renderable`` above the editor; None hides the widget (no blank line).
 
         ``#live`` and ``#status`` take laid-out text (:class:`Lines`, no layout pass per frame);
-        the others any renderable.
+        the others any renderable. Before the widgets exist (a plugin's ``session_start`` sets
+        its status before the app runs) nothing is drawn; ``on_mount`` draws what was set.
         """
+        if not self.is_running or not self.screen_stack:
+            return
         if selector in ("#live", "#status"):
             lines = self.query_one(selector, Lines)
             if renderable is None or isinstance(renderable, Text):

@@ -12,7 +12,7 @@ __all__ = ["reload_everything"]
 
 async def reload_everything(app: KnightcodeApp) -> None:
     """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
-    from knightcode._modes.setup import choose_tools, system_prompt
+    from knightcode._modes.setup import choose_tools, system_prompt, with_agent_cwd
     from knightcode._plugins.reload import reload_extensions
 
     if app.agent.is_streaming:
@@ -27,13 +27,17 @@ async def reload_everything(app: KnightcodeApp) -> None:
     warnings: list[str] = list(app.host.warnings)
     if app.request is not None and app.plan is not None:
         tools = choose_tools(app.request, app.host, app.settings)
-        prompt = system_prompt(
-            app.request,
+        prompt = with_agent_cwd(
+            system_prompt(
+                app.request,
+                app.agent.cwd,
+                app.agent_dir,
+                app.plan.trust.trusted,
+                tools,
+                warnings,
+            ),
+            app.agent.options.backend,
             app.agent.cwd,
-            app.agent_dir,
-            app.plan.trust.trusted,
-            tools,
-            warnings,
         )
         app.agent.reconfigure(tools, prompt)
     lines = ["Reloaded plugins, settings, keybindings and context files"]

@@ -105,23 +105,24 @@ class StatusArea:
 
     def set_queued(self, steering: Sequence[str], follow_up: Sequence[str]) -> None:
         self._queued = (list(steering), list(follow_up))
-        self._draw_widgets()
+        self.draw_widgets()
 
     def set_plugin_status(self, key: str, text: str | None) -> None:
         if text is None:
             self._plugin_status.pop(key, None)
         else:
             self._plugin_status[key] = text
-        self._draw_widgets()
+        self.draw_widgets()
 
     def set_plugin_widget(self, key: str, lines: Sequence[str] | None) -> None:
         if lines is None:
             self._plugin_widgets.pop(key, None)
         else:
             self._plugin_widgets[key] = list(lines)
-        self._draw_widgets()
+        self.draw_widgets()
 
-    def _draw_widgets(self) -> None:
+    def draw_widgets(self) -> None:
+        """Show the plugin widgets, queued messages and plugin statuses above the editor."""
         lines: list[Text] = []
         for key in sorted(self._plugin_widgets):
             lines.extend(Text(line) for line in self._plugin_widgets[key])
