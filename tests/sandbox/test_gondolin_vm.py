@@ -1,7 +1,8 @@
 """``GondolinRunner`` with a real Gondolin VM under TCG (QEMU software emulation).
 
-Prerequisites come from ``scripts/ci/sandbox_gondolin.sh`` (see ``factory_gondolin``); a machine
-without them FAILS these tests with the command that installs them — CI runs them for real.
+Prerequisites come from ``scripts/ci/sandbox_gondolin.sh`` (see ``factory_gondolin``); without
+them these tests skip locally and fail in CI (``KNIGHTCODE_REQUIRE_SANDBOXES=1``), naming the
+command that installs them.
 A boot costs about 10 s under TCG, so one VM serves the whole module, and the lifecycle test
 (crash, restart, close) runs last on it.
 """
@@ -23,6 +24,7 @@ from knightcode_builtins.gondolin.bridge import _dead
 from knightcode_builtins.gondolin.config import SandboxConfig
 from knightcode_builtins.gondolin.vm import GondolinRunner
 from tests.sandbox import factory_gondolin
+from tests.sandbox.conftest import need
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -42,7 +44,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def runner(workspace: Path) -> AsyncIterator[GondolinRunner]:
-    factory_gondolin.require()
+    need(factory_gondolin)
     config = factory_gondolin.config_for(SandboxConfig(backend="gondolin"))
     runner = GondolinRunner(workspace, config, state_dir=workspace.parent / "state")
     try:

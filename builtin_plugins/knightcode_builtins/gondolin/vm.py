@@ -21,7 +21,7 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,10 +31,10 @@ from knightcode_builtins.gondolin.bridge import Bridge, BridgeError, Event, exec
 from knightcode_builtins.gondolin.config import SandboxConfig
 from knightcode_builtins.gondolin.runner import SandboxUnavailable
 
-__all__ = ["GondolinRunner"]
+if TYPE_CHECKING:
+    from knightcode import OutputCallback
 
-OutputCallback = Callable[[bytes], None]
-"""Receives each chunk of output (the kernel's ``OutputCallback``, which is not public)."""
+__all__ = ["GondolinRunner"]
 
 # The guest init's own defaults (Gondolin's /init exports them before starting sandboxd).
 _BASE_ENVIRONMENT = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "TMPDIR": "/tmp"}
