@@ -9,6 +9,7 @@ at session start.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import subprocess
 import sys
@@ -157,3 +158,34 @@ def test_a_wrong_sandbox_name_refuses_clearly(scripted: Scripted) -> None:
         run.stderr
     )
     assert "Traceback" not in run.stderr
+
+
+async def test_rpc_bash_runs_inside_the_sandbox(agent_dir: Path, project_dir: Path) -> None:
+    """RPC ``bash`` (a client's ``!`` command) goes through the sandbox like the tools do."""
+    from knightcode.rpc import Client
+    from knightcode.testing import ScriptedServer
+    from tests.agent.conftest import MODEL, PROVIDER, write_models_json
+
+    factory("bwrap")
+    with ScriptedServer(models=(MODEL,)) as server:
+        write_models_json(agent_dir, server.base_url)
+        client = Client(
+            ["--model", f"{PROVIDER}/{MODEL}", "--sandbox", "bwrap"],
+            env={
+                **{k: v for k, v in os.environ.items() if not k.endswith("_KEY")},
+                "KNIGHTCODE_LOAD_PLUGINS": "builtin:gondolin",
+            },
+            cwd=project_dir,
+            timeout=30,
+        )
+        await client.start()
+        try:
+            response = await client.send(
+                {"id": "b1", "type": "bash", "command": "pwd; echo x > made-inside.txt; ls /root"}
+            )
+        finally:
+            await client.close()
+    assert response["success"] is True, response
+    output = response["data"]["output"]
+    assert output.startswith("/workspace\n") and "No such file" in output
+    assert (project_dir / "made-inside.txt").read_text() == "x\n"
