@@ -46,6 +46,7 @@ def test_wheel_contains_every_subpackage(tmp_path: Path) -> None:
     for package in expected:
         assert f"{package.replace('.', '/')}/__init__.py" in names, package
     assert "knightcode/py.typed" in names
+    assert "knightcode_builtins/gondolin/bridge.mjs" in names  # package data the runner starts
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert (
         "knightcode = knightcode.__main__:main"
