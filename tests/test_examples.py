@@ -47,9 +47,7 @@ def test_every_example_is_covered() -> None:
         "custom_compaction.py",
         "hello_command.py",
         "line_count.py",
-    ], (
-        "add a test for the new example"
-    )
+    ], "add a test for the new example"
 
 
 async def test_hello_command(
