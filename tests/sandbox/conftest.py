@@ -46,9 +46,16 @@ def need(module: Any) -> None:
         pytest.skip(f"{error} (CI installs it: scripts/ci/sandbox_*.sh)")
 
 
+# Imported now, at collection: a factory reads the CI's variables and cache paths when it is
+# imported, and the tests' hermetic environment hides both (no KNIGHTCODE_*, another HOME).
+FACTORIES = {
+    name: importlib.import_module(f"tests.sandbox.factory_{name}") for name in SANDBOXES
+}
+
+
 def factory(name: str) -> Any:
     """The factory module of backend ``name`` (its prerequisites checked with :func:`need`)."""
-    module = importlib.import_module(f"tests.sandbox.factory_{name}")
+    module = FACTORIES[name]
     need(module)
     return module
 

@@ -28,6 +28,10 @@ NODE = os.environ.get("KNIGHTCODE_GONDOLIN_NODE") or (str(_WHEEL_NODE[0]) if _WH
 PACKAGE_DIR = os.environ.get("KNIGHTCODE_GONDOLIN_PACKAGE_DIR") or str(_CI_ROOT / "package")
 GUEST_DIR = os.environ.get("GONDOLIN_GUEST_DIR") or str(_CI_ROOT / "guest")
 _FIX = 'run: eval "$(bash scripts/ci/sandbox_gondolin.sh)"'
+SETTINGS = {
+    "gondolin": {"accel": "tcg", "node": NODE, "packageDir": PACKAGE_DIR, "guestDir": GUEST_DIR}
+}
+"""The same sandbox as settings ``sandbox`` (the end-to-end tests run the real executable)."""
 
 
 def require() -> None:

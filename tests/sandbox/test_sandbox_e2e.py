@@ -26,7 +26,7 @@ from .conftest import factory
 REPO = Path(__file__).resolve().parents[2]
 LINE_COUNT = REPO / "plugins_examples" / "line_count.py"
 
-E2E = ("bwrap", "container")
+E2E = ("bwrap", "container", "gondolin")
 
 
 def configure(s: Scripted, sandbox: dict[str, Any]) -> None:
@@ -128,7 +128,7 @@ def containers() -> list[str]:
     return sorted(listed.stdout.split())
 
 
-@pytest.mark.parametrize("name", E2E)
+@pytest.mark.parametrize("name", sorted(LEAKY))
 def test_a_leaky_configuration_fails_the_doctor_and_refuses_the_session(
     scripted: Scripted, name: str
 ) -> None:
