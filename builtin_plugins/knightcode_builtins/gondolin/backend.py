@@ -19,11 +19,13 @@ It is shared by every runner (bwrap, container, gondolin) and does everything th
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import os
 import posixpath
 import shutil
+import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["SandboxBackend"]
 
 _CHUNK = 256 * 1024
+_NOTICE_AFTER = 0.5  # seconds of start-up before the user is told what is going on
 
 # Reads and lists of sandbox-only paths, as small POSIX shell programs (busybox has all of it).
 # A read refuses what `cat` would block on (a FIFO) or cannot read, with the message the error
@@ -183,7 +186,7 @@ class SandboxBackend:
         :raises SandboxLeak: settings ``sandbox.verify`` is on and a probe that should have
             failed succeeded (``knightcode sandbox doctor`` shows them all)
         """
-        await self.runner.start()
+        await self._start_with_notice()
         if self.config.verify and self.agent_dir is not None:
             from knightcode_builtins.gondolin.probes import leaks, run_probes
 
@@ -195,6 +198,16 @@ class SandboxBackend:
                     f"the {self.name} sandbox leaks ({listed}); refusing to start. Run "
                     "'knightcode sandbox doctor' for every probe."
                 )
+
+    async def _start_with_notice(self) -> None:
+        """Start the runner; a start that takes a while (a VM boots for about 10 s under TCG,
+        a container image is checked) is announced on stderr, so nobody stares at nothing.
+        """
+        starting = asyncio.ensure_future(self.runner.start())
+        done, _ = await asyncio.wait({starting}, timeout=_NOTICE_AFTER)
+        if not done:
+            print(f"knightcode: starting the sandbox ({self.runner.describe()}) …", file=sys.stderr)
+        await starting
 
     async def aclose(self) -> None:
         """Stop everything the runner started and remove its private folder."""

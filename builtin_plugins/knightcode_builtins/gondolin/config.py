@@ -172,9 +172,8 @@ def _number(section: Mapping[str, object], name: str, key: str, default: float) 
 def _choice(value: str | None, choices: tuple[str, ...], key: str) -> str:
     if value in choices:
         return str(value)
-    raise SandboxSettingsError(
-        f"settings {key} is {value!r}; expected one of: {', '.join(choices)}"
-    )
+    where = key if key.startswith("--") else f"settings {key}"
+    raise SandboxSettingsError(f"{where} is {value!r}; expected one of: {', '.join(choices)}")
 
 
 def parse_config(settings_value: object, flag: str | None = None) -> SandboxConfig:
