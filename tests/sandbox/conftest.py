@@ -48,9 +48,7 @@ def need(module: Any) -> None:
 
 # Imported now, at collection: a factory reads the CI's variables and cache paths when it is
 # imported, and the tests' hermetic environment hides both (no KNIGHTCODE_*, another HOME).
-FACTORIES = {
-    name: importlib.import_module(f"tests.sandbox.factory_{name}") for name in SANDBOXES
-}
+FACTORIES = {name: importlib.import_module(f"tests.sandbox.factory_{name}") for name in SANDBOXES}
 
 
 def factory(name: str) -> Any:
