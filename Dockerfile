@@ -10,11 +10,11 @@
 #     docker run --rm -it \
 #       -e ANTHROPIC_API_KEY \
 #       -v "$PWD:/workspace" \
-#       -v knightcode-agent:/root/.knightcode/agent \
+#       -v knightcode-agent-home:/root/.knightcode/agent \
 #       knightcode
 #
 # Pass only the credentials your provider needs (-e NAME copies one variable from your shell).
-# The named volume `knightcode-agent` keeps the container's own settings, credentials and
+# The named volume `knightcode-agent-home` keeps the container's own settings, credentials and
 # sessions between runs; do not mount your host ~/.knightcode/agent unless the container may see
 # your host configuration and keys. Check the boundary from inside knightcode with
 #     !pwd

@@ -453,11 +453,14 @@ class ContainerRunner:
             self._env_dir = Path(tempfile.mkdtemp(prefix="container-env-", dir=self.state_dir))
         name = self._container_name()
         collect = asyncio.ensure_future(self._remove_stale())  # meanwhile
+        # `run` is never killed half-way: the engine's monitor (conmon) outlives a killed client
+        # and would create the container after any clean-up. A cancelled start lets it finish,
+        # then removes what it made.
+        running = asyncio.ensure_future(_run_cli(self._run_argv(name)))
         try:
-            result = await _run_cli(self._run_argv(name))
+            result = await asyncio.shield(running)
         except BaseException:
-            # Cancelled (or failed) half-way: the engine may have created it all the same.
-            cleanup = asyncio.ensure_future(_run_cli([self.cli, "rm", "-f", name]))
+            cleanup = asyncio.ensure_future(self._remove_unstarted(running, name))
             with contextlib.suppress(BaseException):
                 await asyncio.shield(cleanup)
             raise
@@ -491,6 +494,19 @@ class ContainerRunner:
                 "use an image with setsid (util-linux or busybox)",
             )
         self._shell = "/bin/bash" if "bash" in features else "/bin/sh"
+
+    async def _remove_unstarted(self, running: asyncio.Future[_CliResult], name: str) -> None:
+        """After a cancelled or failed start: wait for ``run`` to end, then remove ``name``."""
+        assert self.cli is not None
+        with contextlib.suppress(BaseException):
+            await running
+        with contextlib.suppress(SandboxUnavailable, TimeoutError):
+            await _run_cli([self.cli, "rm", "-f", name])
+            # and anything else of this session's, should the engine have been slower still
+            label = f"label={_LABEL}={self.session_id}"
+            listed = await _run_cli([self.cli, "ps", "-a", "-q", "--filter", label])
+            if listed.code == 0 and listed.out.split():
+                await _run_cli([self.cli, "rm", "-f", *listed.out.split()])
 
     def _container_name(self) -> str:
         session = re.sub(r"[^A-Za-z0-9_.-]", "", self.session_id)[:12] or "session"
