@@ -61,7 +61,7 @@ def test_bash_inside_writes_through_and_outside_stays_out(
         tool_call_reply(
             [
                 tool_call("c1", "bash", {"command": f"echo leak > {outside}/x.txt"}),
-                tool_call("c2", "bash", {"command": "echo kept > inside.txt; pwd"}),
+                tool_call("c2", "bash", {"command": "echo kept > inside.txt; echo $PATH; pwd"}),
             ]
         ),
         tool_call_reply([tool_call("c3", "line_count", {"paths": ["inside.txt"]})]),
@@ -76,6 +76,7 @@ def test_bash_inside_writes_through_and_outside_stays_out(
     assert ends["c2"]["isError"] is False
     assert result_text(ends["c2"]).strip().endswith("/workspace")
     assert (scripted.project / "inside.txt").read_text() == "kept\n"
+    assert str(scripted.agent_dir) not in result_text(ends["c2"])  # no host path on PATH
     assert ends["c3"]["isError"] is False, result_text(ends["c3"])
     assert ends["c3"]["result"]["details"] == {"cwd": "/workspace"}
     assert "1 inside.txt" in result_text(ends["c3"])

@@ -18,6 +18,7 @@ for a sandbox then refuse to run. See ``docs/containerization.md``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,10 @@ def execution_backend(ctx: HookContext) -> ExecutionBackend | None:
 @hookimpl
 def session_start(reason: str, previous_session_file: Path | None, ctx: HookContext) -> None:
     """Show the active sandbox in the status bar."""
+    if "knightcode_builtins.gondolin.backend" not in sys.modules:
+        return  # no sandbox was built (and start-up need not import one)
+    from knightcode_builtins.gondolin.backend import SandboxBackend
+
     backend = ctx.backend
-    describe = getattr(backend, "describe", None)
-    if backend is None or describe is None or not callable(describe):
-        return
-    ctx.ui.set_status("sandbox", f"sandbox: {describe()}")
+    if isinstance(backend, SandboxBackend):
+        ctx.ui.set_status("sandbox", f"sandbox: {backend.name} → /workspace")

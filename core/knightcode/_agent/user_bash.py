@@ -78,7 +78,7 @@ async def run_user_bash(
                 cwd=str(agent.cwd),
                 signal=signal,
                 on_output=on_output,
-                env=shell_environment(backend.environment(), agent.options.agent_dir),
+                env=shell_environment(backend.environment(), agent.options.agent_dir, backend),
             )
         except OSError as error:
             raise SessionOperationError(f"Could not run the command: {error}") from error

@@ -55,10 +55,18 @@ class BashDetails(TypedDict, total=False):
     """The temporary file holding the whole output."""
 
 
-def shell_environment(base: Mapping[str, str], agent_dir: Path | str | None) -> dict[str, str]:
-    """``base`` with ``<agent_dir>/bin`` put first on PATH (once), where knightcode keeps tools."""
+def shell_environment(
+    base: Mapping[str, str], agent_dir: Path | str | None, backend: object = None
+) -> dict[str, str]:
+    """``base`` with ``<agent_dir>/bin`` put first on PATH (once), where knightcode keeps tools.
+
+    Not under a backend that names paths its own way (a sandbox): the agent directory is a host
+    folder the sandbox does not have, and its name is nothing the sandbox needs to know.
+    """
+    from knightcode._tools.backend import MappedBackend
+
     env = dict(base)
-    if agent_dir is None:
+    if agent_dir is None or isinstance(backend, MappedBackend):
         return env
     bin_dir = os.path.join(os.fspath(agent_dir), "bin")
     key = next((name for name in env if name.lower() == "path"), "PATH")
@@ -176,7 +184,7 @@ async def execute_bash(
     info = await backend.stat(cwd)
     if info is None or not info.is_dir:
         raise ToolError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
-    env = shell_environment(backend.environment(), ctx.agent_dir)
+    env = shell_environment(backend.environment(), ctx.agent_dir, backend)
     limit: float | None = None
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         limit = float(timeout)
