@@ -91,7 +91,7 @@ def test_the_dockerfile_documents_the_run_recipe() -> None:
     header = text.split("\nARG ", 1)[0]
     assert "ARG BASE=python:3.11-slim" in text
     assert '-v "$PWD:/workspace"' in header
-    assert "-v knightcode-agent:/root/.knightcode/agent" in header
+    assert "-v knightcode-agent-home:/root/.knightcode/agent" in header
     assert "!pwd" in header
 
 
