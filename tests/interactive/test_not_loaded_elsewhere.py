@@ -1,4 +1,5 @@
-"""The interactive UI (and Textual) stay out of -p, JSON and RPC runs: their start-up stays fast."""
+"""The interactive UI (and Textual) stay out of -p, JSON and RPC runs, and the sandbox's modules out
+of runs without a sandbox: their start-up stays fast."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ def session_shutdown(reason, target_session_file):
     loaded = sorted(
         name for name in sys.modules
         if name.split(".")[0] == "textual" or name.startswith("knightcode._modes.interactive")
+        # builtin:gondolin's own package is loaded (its hooks); nothing under it without a sandbox
+        or name.startswith("knightcode_builtins.gondolin.")
     )
     with open(OUT, "w") as out:
         json.dump(loaded, out)

@@ -49,6 +49,8 @@ def register_flags(register: Callable[..., None]) -> None:
 @hookimpl
 def execution_backend(ctx: HookContext) -> ExecutionBackend | None:
     """The sandbox backend the settings ask for, or None (``local``)."""
+    if not ctx.flags.get("sandbox") and ctx.settings.get("sandbox") is None:
+        return None  # the common case, without importing the sandbox's modules at start-up
     from knightcode_builtins.gondolin.setup import backend_for
 
     return backend_for(ctx)
