@@ -533,3 +533,17 @@ async def test_cancelling_a_run_with_parallel_tools_leaves_no_task_behind(
     await asyncio.sleep(0)
     left = asyncio.all_tasks() - before - {asyncio.current_task()}
     assert left == set()
+
+
+async def test_outlast_reports_how_the_wait_ended_and_never_cancels_the_future() -> None:
+    loop = asyncio.get_running_loop()
+    signal = AbortSignal()
+    done: asyncio.Future[int] = loop.create_future()
+    loop.call_later(0.01, done.set_result, 1)
+    assert await signal.outlast(done) == "done"
+    slow: asyncio.Future[int] = loop.create_future()
+    assert await signal.outlast(slow, 0.02) == "timed_out"
+    loop.call_later(0.02, signal.abort)
+    assert await signal.outlast(slow) == "aborted"
+    assert not slow.cancelled()  # still there for the caller to end its own way
+    slow.cancel()

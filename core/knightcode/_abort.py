@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 __all__ = ["AbortSignal", "Aborted"]
 
@@ -104,6 +104,24 @@ class AbortSignal:
         async with AbortScope(self):
             return await awaitable
         raise AssertionError("unreachable: the scope raises or returns")  # pragma: no cover
+
+    async def outlast(
+        self, future: asyncio.Future[_T], timeout: float | None = None
+    ) -> Literal["done", "timed_out", "aborted"]:
+        """Wait for ``future`` until it is done, ``timeout`` seconds pass (None or <= 0: no
+        limit) or the signal is set — whichever comes first — without cancelling it: a process
+        being waited for is still there to be killed, its way (a process group, a container,
+        a VM), by the caller that hears ``"timed_out"`` or ``"aborted"``.
+        """
+        limit = timeout if timeout is not None and timeout > 0 else None
+        try:
+            async with AbortScope(self):
+                await asyncio.wait_for(asyncio.shield(future), limit)
+        except Aborted:
+            return "aborted"
+        except TimeoutError:
+            return "timed_out"
+        return "done"
 
     async def sleep(self, seconds: float) -> bool:
         """Wait ``seconds``; False (at once) when the signal is set first."""

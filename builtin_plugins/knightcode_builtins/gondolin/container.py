@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode import Aborted, AbortSignal, ExecResult
+from knightcode import AbortSignal, ExecResult
 
 from .runner import SandboxUnavailable
 
@@ -727,14 +727,8 @@ class ContainerRunner:
         finished = asyncio.ensure_future(running.finish())
         timed_out = aborted = False
         try:
-            limit = timeout if timeout is not None and timeout > 0 else None
-            try:
-                async with (signal or AbortSignal()).scope():
-                    await asyncio.wait_for(asyncio.shield(finished), limit)
-            except Aborted:
-                aborted = True
-            except TimeoutError:
-                timed_out = True
+            outcome = await (signal or AbortSignal()).outlast(finished, timeout)
+            timed_out, aborted = outcome == "timed_out", outcome == "aborted"
             if aborted or timed_out:
                 grace = self.abort_grace if aborted else self.kill_grace
                 await self._kill_inside(name, exec_id, grace)

@@ -282,14 +282,8 @@ class GondolinRunner:
         exited = bridge.answer(ident)
         timed_out = aborted = False
         try:
-            limit = timeout if timeout is not None and timeout > 0 else None
-            try:
-                async with (signal or AbortSignal()).scope():
-                    await asyncio.wait_for(asyncio.shield(exited), limit)
-            except Aborted:
-                aborted = True
-            except TimeoutError:
-                timed_out = True
+            outcome = await (signal or AbortSignal()).outlast(exited, timeout)
+            timed_out, aborted = outcome == "timed_out", outcome == "aborted"
             if aborted or timed_out:
                 grace = self.abort_grace if aborted else self.kill_grace
                 await self._kill(bridge, ident, exited, grace)

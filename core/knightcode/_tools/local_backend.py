@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from knightcode._abort import Aborted, AbortSignal
+from knightcode._abort import AbortSignal
 from knightcode._tools.backend import DirEntry, ExecResult, FileInfo, OutputCallback
 
 __all__ = ["LocalBackend"]
@@ -397,14 +397,8 @@ class LocalBackend:
         exited = asyncio.ensure_future(process.wait())
         timed_out = aborted = False
         try:
-            limit = timeout if timeout is not None and timeout > 0 else None
-            try:
-                async with (signal or AbortSignal()).scope():
-                    await asyncio.wait_for(asyncio.shield(exited), limit)
-            except Aborted:
-                aborted = True
-            except TimeoutError:
-                timed_out = True
+            outcome = await (signal or AbortSignal()).outlast(exited, timeout)
+            timed_out, aborted = outcome == "timed_out", outcome == "aborted"
             if aborted or timed_out:
                 grace = self.abort_grace if aborted else self.kill_grace
                 await self._kill_group(process.pid, exited, grace)
