@@ -40,6 +40,7 @@ from knightcode import ConfigError
 __all__ = [
     "DEFAULT_BRAVE_URL",
     "FILE_NAME",
+    "KEY_NAMES",
     "CodemodeConfig",
     "FetchSettings",
     "GateConfig",
@@ -48,9 +49,11 @@ __all__ = [
     "SearchConfig",
     "ToolsConfig",
     "ToolsConfigError",
+    "describe_config",
     "load_tools_config",
     "parse_tools_config",
     "read_tools_json",
+    "set_brave_key",
     "tools_json_path",
     "write_tools_json",
 ]
@@ -431,3 +434,87 @@ def _codemode(section: _Reader) -> CodemodeConfig:
         timeout=section.number("timeout", 120.0, 1, 3600),
         max_output_chars=section.integer("maxOutputChars", 50_000, 100, 10_000_000),
     )
+
+
+# --- for ``knightcode tools`` -------------------------------------------------------------------
+
+KEY_NAMES = ("brave",)
+"""The services ``knightcode tools set-key`` stores a key for."""
+
+
+def set_brave_key(agent_dir: Path, key: str | None) -> Path:
+    """Store ``key`` as ``braveApiKey`` in tools.json (None: remove it), keeping the rest.
+
+    The file is checked first, so a broken one is reported rather than overwritten.
+
+    :returns: the file written
+    :raises ToolsConfigError: the file is broken or cannot be written; the key is bad
+    """
+    path = tools_json_path(agent_dir)
+    data = read_tools_json(path) or {}
+    parse_tools_config(data, path)
+    if key is None:
+        data.pop("braveApiKey", None)
+    else:
+        key = key.strip()
+        if not key or any(char.isspace() or not char.isprintable() for char in key):
+            raise ToolsConfigError("the Brave key must be one word of printable characters")
+        data["braveApiKey"] = key
+    write_tools_json(path, data)
+    return path
+
+
+def describe_config(
+    config: ToolsConfig, environ: Mapping[str, str] | None = None
+) -> dict[str, object]:
+    """tools.json as ``knightcode tools show`` prints it: every setting with its effective
+    value, the key replaced by where it comes from (a secret is never printed).
+    """
+    if config.brave_api_key:
+        key_source: str | None = "tools.json"
+    elif config.brave_key(environ) is not None:
+        key_source = "BRAVE_API_KEY"
+    else:
+        key_source = None
+    search, fetch, pad, gate = config.search, config.fetch, config.scratchpad, config.gate
+    return {
+        "file": str(config.source) if config.source is not None else None,
+        "braveApiKey": f"set ({key_source})" if key_source else "not set",
+        "search": {
+            "baseUrl": search.base_url,
+            "count": search.count,
+            "country": search.country,
+            "safeSearch": search.safe_search,
+            "freshness": search.freshness,
+            "timeout": search.timeout,
+            "maxRetries": search.max_retries,
+            "maxRetryWait": search.max_retry_wait,
+        },
+        "fetch": {
+            "connectTimeout": fetch.connect_timeout,
+            "readTimeout": fetch.read_timeout,
+            "maxBytes": fetch.max_bytes,
+            "maxRedirects": fetch.max_redirects,
+            "allowPrivate": fetch.allow_private,
+            "allowHosts": list(fetch.allow_hosts),
+        },
+        "scratchpad": {
+            "inlineChars": pad.inline_chars,
+            "headChars": pad.head_chars,
+            "dir": pad.directory,
+        },
+        "gate": {
+            "enabled": gate.enabled,
+            "classifier": gate.classifier,
+            "patterns": [
+                {"tool": item.tool, "match": item.match, "question": item.question}
+                for item in gate.patterns
+            ],
+            "thresholds": {"allow": gate.allow_below, "block": gate.block_above},
+        },
+        "codemode": {
+            "enabled": config.codemode.enabled,
+            "timeout": config.codemode.timeout,
+            "maxOutputChars": config.codemode.max_output_chars,
+        },
+    }
