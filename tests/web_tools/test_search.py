@@ -317,3 +317,22 @@ async def test_a_broken_tools_json_is_a_clear_tool_error(agent_dir: Path) -> Non
     assert (
         str(caught.value) == f"{tools_json_path(agent_dir)}: search.count: must be a whole number"
     )
+
+
+def test_registering_the_tools_imports_no_http_client() -> None:
+    """The plugin's module is imported on every start: registering web_search must stay cheap."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from knightcode_builtins import web_tools\n"
+        "found = []\n"
+        "web_tools.register_tools(found.append)\n"
+        "print([d.name for d in found][0], 'httpx' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["web_search", "False"]
