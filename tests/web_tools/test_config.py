@@ -51,6 +51,7 @@ def test_every_section_is_read(agent_dir: Path) -> None:
             "fetch": {
                 "connectTimeout": 2,
                 "readTimeout": 4,
+                "totalTimeout": 8,
                 "maxBytes": 2048,
                 "maxRedirects": 1,
                 "allowPrivate": True,
@@ -77,7 +78,7 @@ def test_every_section_is_read(agent_dir: Path) -> None:
     )
     assert (config.search.freshness, config.search.timeout) == ("pw", 3.0)
     assert (config.search.max_retries, config.search.max_retry_wait) == (0, 1.5)
-    assert config.fetch == FetchSettings(2.0, 4.0, 2048, 1, True, ("localhost:8080",))
+    assert config.fetch == FetchSettings(2.0, 4.0, 8.0, 2048, 1, True, ("localhost:8080",))
     assert (config.scratchpad.inline_chars, config.scratchpad.head_chars) == (100, 10)
     assert config.scratchpad.directory == "/tmp/pad"
     assert config.gate.enabled and config.gate.classifier == "llama.cpp/tiny"

@@ -32,13 +32,13 @@ def register_tools(register: Callable[..., None]) -> None:
     from knightcode_builtins.web_tools.search import web_search_definition
 
     register(web_search_definition())
-    # --- web_fetch (the fetch helper's module, knightcode_builtins.web_tools.fetch) -----------
-    # It exposes ``web_fetch_definition() -> ToolDefinition``. Until that module is merged the
-    # plugin offers web_search alone; the look-up costs no import.
-    # TODO(h14 merge): replace these lines with a plain
-    # ``from knightcode_builtins.web_tools.fetch import web_fetch_definition``.
+    # --- web_fetch (the fetch part's module, knightcode_builtins.web_tools.fetch) ------------
+    # TODO(h14 merge): once fetch.py is merged, replace these lines with the typed form in
+    # /work/h14-search-report.md ("Merge snippet"): web_fetch_tool(settings_for) reading
+    # tools.json on each call. Until then the plugin offers web_fetch with its defaults when the
+    # module is there, and web_search alone otherwise; the look-up costs no import.
     if importlib.util.find_spec("knightcode_builtins.web_tools.fetch") is not None:
         fetch = importlib.import_module("knightcode_builtins.web_tools.fetch")
-        factory: object = getattr(fetch, "web_fetch_definition", None)
+        factory: object = getattr(fetch, "web_fetch_tool", None)
         if callable(factory):
             register(factory())

@@ -7,7 +7,7 @@
       "search": {"baseUrl": "https://api.search.brave.com/res/v1", "count": 5,
                  "country": "us", "safeSearch": "moderate", "freshness": null,
                  "timeout": 15, "maxRetries": 2, "maxRetryWait": 30},
-      "fetch": {"connectTimeout": 10, "readTimeout": 30, "maxBytes": 10485760,
+      "fetch": {"connectTimeout": 10, "readTimeout": 30, "totalTimeout": 60, "maxBytes": 10485760,
                 "maxRedirects": 5, "allowPrivate": false, "allowHosts": ["localhost:8080"]},
       "scratchpad": {"inlineChars": 40000, "headChars": 8000, "dir": null},
       "gate": {"enabled": false, "classifier": null, "patterns": [],
@@ -101,6 +101,7 @@ class FetchSettings:
 
     :param connect_timeout: seconds to connect
     :param read_timeout: seconds between two reads of the body
+    :param total_timeout: seconds for the whole fetch, redirects included
     :param max_bytes: the body is cut (and said to be) beyond this many bytes
     :param max_redirects: redirects followed, each one checked like the first URL
     :param allow_private: reach private, loopback and link-local addresses
@@ -109,6 +110,7 @@ class FetchSettings:
 
     connect_timeout: float = 10.0
     read_timeout: float = 30.0
+    total_timeout: float = 60.0
     max_bytes: int = 10 * 1024 * 1024
     max_redirects: int = 5
     allow_private: bool = False
@@ -383,6 +385,7 @@ def _fetch(section: _Reader) -> FetchSettings:
     return FetchSettings(
         connect_timeout=section.number("connectTimeout", 10.0, 0.1, 600),
         read_timeout=section.number("readTimeout", 30.0, 0.1, 3600),
+        total_timeout=section.number("totalTimeout", 60.0, 0.1, 3600),
         max_bytes=section.integer("maxBytes", 10 * 1024 * 1024, 1024, 1024**3),
         max_redirects=section.integer("maxRedirects", 5, 0, 50),
         allow_private=section.boolean("allowPrivate", False),
@@ -493,6 +496,7 @@ def describe_config(
         "fetch": {
             "connectTimeout": fetch.connect_timeout,
             "readTimeout": fetch.read_timeout,
+            "totalTimeout": fetch.total_timeout,
             "maxBytes": fetch.max_bytes,
             "maxRedirects": fetch.max_redirects,
             "allowPrivate": fetch.allow_private,
