@@ -274,14 +274,15 @@ def test_an_expected_builtin_missing_from_metadata_is_reported(
         {"knightcode.builtins": {"compaction": "fake_compaction"}},
         {"fake_compaction": ""},
     )
+    # every real built-in is declared now: expect one that no metadata has
     monkeypatch.setattr(
-        "knightcode._plugins.planning.EXPECTED_BUILTINS", ("compaction", "web-tools")
+        "knightcode._plugins.planning.EXPECTED_BUILTINS", ("compaction", "not-yet-built")
     )
-    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "builtin:compaction,builtin:web-tools")
+    monkeypatch.setenv("KNIGHTCODE_LOAD_PLUGINS", "builtin:compaction,builtin:not-yet-built")
     host = make_host()
     assert [(r.name, r.status) for r in host.records] == [
         ("builtin:compaction", PluginStatus.LOADED),
-        ("builtin:web-tools", PluginStatus.MISSING),
+        ("builtin:not-yet-built", PluginStatus.MISSING),
     ]
     assert "missing from the installed metadata" in (host.records[1].error or "")
 

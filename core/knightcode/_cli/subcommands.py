@@ -195,6 +195,101 @@ def sandbox_doctor(backend: str | None, as_json: bool) -> int:
     )
 
 
+@subcommands.group()
+def tools() -> None:
+    """List the tools; set the web tools' key and show tools.json (builtin:web-tools)."""
+
+
+def _web_tools_loaded(host: PluginHost) -> bool:
+    record = next((item for item in host.records if item.name == "builtin:web-tools"), None)
+    return record is not None and record.status.value == "loaded"
+
+
+def _require_web_tools(host: PluginHost) -> None:
+    if not _web_tools_loaded(host):
+        raise UsageError(
+            "the web tools plugin builtin:web-tools is not loaded "
+            "(enable it with 'knightcode config enable builtin:web-tools')"
+        )
+
+
+@tools.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def tools_list(as_json: bool) -> None:
+    """Every tool: its name, the plugin it comes from ('core' for the built-in ones) and
+    whether a session started here offers it to the model (settings defaultTools, --tools).
+    """
+    from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
+
+    host = _load_host(False, ())
+    assert host.context is not None
+    defaults = set(host.context.settings.model.default_tools or DEFAULT_ACTIVE_TOOLS)
+    owners = {item.definition.name: item.owner for item in host.registrations.tools}
+    rows: list[dict[str, object]] = [
+        {"name": name, "origin": owners.get(name, "core"), "enabled": name in defaults}
+        for name in BUILTIN_TOOL_NAMES
+    ]
+    rows += [
+        {"name": name, "origin": owner, "enabled": True}
+        for name, owner in owners.items()
+        if name not in BUILTIN_TOOL_NAMES
+    ]
+    if not _web_tools_loaded(host):
+        rows += [
+            {"name": name, "origin": "builtin:web-tools", "enabled": False}
+            for name in ("web_search", "web_fetch")
+            if name not in owners
+        ]
+    if as_json:
+        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return
+    width = max(len(str(row["name"])) for row in rows)
+    origin_width = max(len(str(row["origin"])) for row in rows)
+    for row in rows:
+        state = "on" if row["enabled"] else "off"
+        click.echo(f"{row['name']!s:<{width}}  {row['origin']!s:<{origin_width}}  {state}")
+
+
+@tools.command("set-key")
+@click.argument("service", type=click.Choice(["brave"]))
+@click.option("--clear", is_flag=True, help="Remove the stored key.")
+def tools_set_key(service: str, clear: bool) -> None:
+    """Store the Brave Search API key in <agent-dir>/tools.json (mode 0600).
+
+    The key is read from standard input when it is not a terminal (``pass brave | knightcode
+    tools set-key brave``), else asked for without echo. It is never printed.
+    """
+    host = _load_host(False, ())
+    _require_web_tools(host)
+    assert host.options is not None
+    from knightcode_builtins.web_tools.config import set_brave_key
+
+    key: str | None = None
+    if not clear:
+        if sys.stdin.isatty():
+            key = click.prompt("Brave Search API key", hide_input=True, err=True)
+        else:
+            key = sys.stdin.readline().strip()
+        if not key:
+            raise UsageError("no key given (pipe it on standard input, or type it at the prompt)")
+    path = set_brave_key(host.options.agent_dir, key)
+    click.echo(f"{'removed the' if clear else 'stored the'} {service} key in {path} (mode 0600)")
+
+
+@tools.command("show")
+def tools_show() -> None:
+    """Print tools.json's effective settings as JSON; the key only as 'set' or 'not set'."""
+    host = _load_host(False, ())
+    _require_web_tools(host)
+    assert host.options is not None
+    from knightcode_builtins.web_tools.config import describe_config, load_tools_config
+
+    described = describe_config(load_tools_config(host.options.agent_dir))
+    json.dump(described, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
 @subcommands.command("trust")
 @click.option("--revoke", is_flag=True, help="Stop trusting this project.")
 def trust(revoke: bool) -> None:
