@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
 
     from knightcode import AbortSignal, ToolContext, ToolDefinition, ToolResult
 
-    from .netguard import ResolvedHost
+    from .netguard import IPAddress, ResolvedHost
 
 __all__ = [
     "FetchError",
@@ -125,19 +124,13 @@ def _check_url(url: httpx.URL) -> None:
         raise FetchError(f"the URL {url} has no host")
 
 
-def _pinned(
-    url: httpx.URL, resolved: ResolvedHost
-) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
+def _pinned(url: httpx.URL, address: IPAddress) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
     """The URL to request, its ``Host`` header and extensions: connect to the checked address.
 
     The name stays in ``Host`` and, for https, in SNI (which is also the name the certificate is
     verified against), so the server sees an ordinary request for its name.
     """
-    address = resolved.address
-    if isinstance(address, ipaddress.IPv6Address):
-        host_header = f"[{url.host}]" if ":" in url.host else url.host
-    else:
-        host_header = url.host
+    host_header = f"[{url.host}]" if ":" in url.host else url.host
     if url.port is not None:
         host_header = f"{host_header}:{url.port}"
     extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
@@ -168,9 +161,7 @@ async def _fetch_chain(client: httpx.AsyncClient, url: str, settings: FetchSetti
         except BlockedAddressError as error:
             via = f" (redirected from {chain[0]})" if chain else ""
             raise FetchError(f"{error}{via}") from error
-        target, headers, extensions = _pinned(current, resolved)
-        request = client.build_request("GET", target, headers=headers, extensions=extensions)
-        response = await client.send(request, stream=True)
+        response = await _send_pinned(client, current, resolved)
         try:
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
@@ -204,6 +195,24 @@ async def _fetch_chain(client: httpx.AsyncClient, url: str, settings: FetchSetti
             truncated=truncated,
             redirects=tuple(chain),
         )
+
+
+async def _send_pinned(
+    client: httpx.AsyncClient, url: httpx.URL, resolved: ResolvedHost
+) -> httpx.Response:
+    """GET ``url`` from the first of the checked addresses that accepts a connection."""
+    import httpx
+
+    failure: httpx.ConnectError | None = None
+    for address in resolved.addresses:
+        target, headers, extensions = _pinned(url, address)
+        request = client.build_request("GET", target, headers=headers, extensions=extensions)
+        try:
+            return await client.send(request, stream=True)
+        except httpx.ConnectError as error:
+            failure = error
+    assert failure is not None  # the guard never returns an empty address list
+    raise failure
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool]:

@@ -3,8 +3,8 @@
 A URL names a host; the host's *addresses* decide whether it is private. So the guard resolves
 the name itself, refuses when any address is loopback, private, link-local, multicast, reserved
 or unspecified (``localhost``, ``10.0.0.1``, ``169.254.169.254`` — the cloud metadata service —
-``[::1]``, ``fd00::1`` …), and hands back the address to connect to. The fetcher connects to that
-very address (the name goes in ``Host`` and TLS SNI), so a second DNS answer cannot swap in a
+``[::1]``, ``fd00::1`` …), and hands back the addresses to connect to. The fetcher connects to those
+very addresses (the name goes in ``Host`` and TLS SNI), so a second DNS answer cannot swap in a
 private address between the check and the connection (DNS rebinding). It runs on every hop of a
 redirect chain: a public page redirecting to ``http://127.0.0.1`` is refused like the direct URL.
 """
@@ -27,10 +27,10 @@ class BlockedAddressError(Exception):
 
 @dataclass(frozen=True)
 class ResolvedHost:
-    """A host name checked by the guard and the address to connect to."""
+    """A host name checked by the guard and its addresses, in the order to try them."""
 
     host: str
-    address: IPAddress
+    addresses: tuple[IPAddress, ...]
 
 
 def is_public_address(address: IPAddress) -> bool:
@@ -116,11 +116,11 @@ async def resolve_checked(
     literal = host.strip("[]")
     addresses = await _addresses(literal, port)
     if allow_private or _host_allowed(literal, allow_hosts):
-        return ResolvedHost(literal, addresses[0])
+        return ResolvedHost(literal, tuple(addresses))
     for address in addresses:
         if not is_public_address(address) and not _address_allowed(address, allow_hosts):
             raise BlockedAddressError(
                 f"refused to fetch {host!r}: it resolves to {address}, a private, loopback or "
                 "link-local address (allow it with allowPrivate or allowHosts in tools.json)"
             )
-    return ResolvedHost(literal, addresses[0])
+    return ResolvedHost(literal, tuple(addresses))
