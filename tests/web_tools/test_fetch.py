@@ -152,7 +152,7 @@ async def test_binary_body_is_refused(site: Site, tmp_path: Path) -> None:
 
 
 async def test_image_refused_unless_the_model_takes_images(site: Site, tmp_path: Path) -> None:
-    with pytest.raises(FetchError, match="is an image .*does not accept images"):
+    with pytest.raises(FetchError, match=r"is an image .*does not accept images"):
         await call(site.url("/image.png"), OPEN, tmp_path)
     result = await call(
         site.url("/image.png"), FetchSettings(allow_private=True, accept_images=True), tmp_path

@@ -2,10 +2,11 @@
 
 HTML goes through trafilatura, a maintained main-content extractor: it drops navigation,
 footers, sidebars and cookie banners and writes the rest as markdown with headings, lists, code
-blocks, tables and links. Where it finds no main content (a page that is all navigation, a
-fragment, an app shell), the whole page goes through markdownify instead, after BeautifulSoup
-removed the elements that are never content (``script``, ``style``, ``nav``, ``footer`` …), so
-the model still gets something rather than nothing. No regular expressions parse HTML here.
+blocks, tables and links. Where it finds little or no main content (a fragment, a list of
+links, an app shell), the whole page also goes through markdownify, after BeautifulSoup removed
+the elements that are never content (``script``, ``style``, ``nav``, ``footer`` …), and the
+fuller of the two is kept, so the model gets something rather than nothing. No regular
+expressions parse HTML here.
 
 The libraries are heavy (lxml, dateparser …), so they are imported on first use, never when the
 plugin loads.
@@ -32,6 +33,9 @@ _BOILERPLATE_TAGS = (
     "iframe",
 )
 
+_SHORT_EXTRACT = 500
+"""Below this many characters the extraction is compared with the whole-page fallback."""
+
 
 class ExtractionError(Exception):
     """The body could not be turned into text (a broken PDF, say)."""
@@ -53,9 +57,14 @@ def html_to_markdown(html: str, url: str | None = None) -> str:
         favor_recall=True,
         with_metadata=False,
     )
-    if extracted and extracted.strip():
-        return extracted.strip() + "\n"
-    return _fallback_markdown(html)
+    text = (extracted or "").strip()
+    if len(text) >= _SHORT_EXTRACT:
+        return text + "\n"
+    # Little or nothing found: the extractor may have judged a short page (a fragment, a list of
+    # links) all boilerplate. The whole page, minus what is never content, is then at least as
+    # useful; keep whichever says more.
+    fallback = _fallback_markdown(html)
+    return fallback if len(fallback.strip()) > len(text) else text + "\n"
 
 
 def _fallback_markdown(html: str) -> str:
