@@ -377,7 +377,9 @@ async def web_fetch(
             f"HTTP {fetched.status} {fetched.reason} for {fetched.final_url}"
             + (f"\n{detail}" if detail else "")
         )
-    rendered = render(fetched, settings, raw=raw)
+    # Extraction is CPU work (about a second per MB of HTML): off the event loop, so the UI and
+    # other tools keep running.
+    rendered = await ctx.signal.guard(asyncio.to_thread(render, fetched, settings, raw=raw))
     details: dict[str, object] = {
         "url": url,
         "finalUrl": fetched.final_url,
