@@ -10,7 +10,7 @@ import pytest
 
 from knightcode import ConfigError
 from knightcode_builtins.web_tools.config import (
-    FetchSettings,
+    FetchConfig,
     GatePattern,
     ToolsConfig,
     ToolsConfigError,
@@ -25,7 +25,7 @@ def test_no_file_gives_the_defaults(agent_dir: Path) -> None:
     assert config == ToolsConfig()
     assert config.source is None
     assert config.gate.enabled is False and config.codemode.enabled is False
-    assert config.fetch == FetchSettings()
+    assert config.fetch == FetchConfig()
 
 
 def test_an_empty_file_gives_the_defaults(agent_dir: Path) -> None:
@@ -55,7 +55,7 @@ def test_every_section_is_read(agent_dir: Path) -> None:
                 "maxBytes": 2048,
                 "maxRedirects": 1,
                 "allowPrivate": True,
-                "allowHosts": ["localhost:8080"],
+                "allowHosts": ["localhost"],
             },
             "scratchpad": {"inlineChars": 100, "headChars": 10, "dir": "/tmp/pad"},
             "gate": {
@@ -78,7 +78,7 @@ def test_every_section_is_read(agent_dir: Path) -> None:
     )
     assert (config.search.freshness, config.search.timeout) == ("pw", 3.0)
     assert (config.search.max_retries, config.search.max_retry_wait) == (0, 1.5)
-    assert config.fetch == FetchSettings(2.0, 4.0, 8.0, 2048, 1, True, ("localhost:8080",))
+    assert config.fetch == FetchConfig(2.0, 4.0, 8.0, 2048, 1, True, ("localhost",))
     assert (config.scratchpad.inline_chars, config.scratchpad.head_chars) == (100, 10)
     assert config.scratchpad.directory == "/tmp/pad"
     assert config.gate.enabled and config.gate.classifier == "llama.cpp/tiny"

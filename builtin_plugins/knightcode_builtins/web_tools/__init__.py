@@ -17,8 +17,6 @@ definitions are built when tools are registered, and httpx is imported on the fi
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable
 
 from knightcode import hookimpl
@@ -28,17 +26,10 @@ __all__: list[str] = []
 
 @hookimpl
 def register_tools(register: Callable[..., None]) -> None:
-    """``web_search`` and, once its module is there, ``web_fetch``."""
+    """``web_search`` and ``web_fetch``; both read tools.json on each call."""
+    from knightcode_builtins.web_tools.fetch import web_fetch_tool
     from knightcode_builtins.web_tools.search import web_search_definition
+    from knightcode_builtins.web_tools.settings import fetch_settings_for
 
     register(web_search_definition())
-    # --- web_fetch (the fetch part's module, knightcode_builtins.web_tools.fetch) ------------
-    # TODO(h14 merge): once fetch.py is merged, replace these lines with the typed form in
-    # /work/h14-search-report.md ("Merge snippet"): web_fetch_tool(settings_for) reading
-    # tools.json on each call. Until then the plugin offers web_fetch with its defaults when the
-    # module is there, and web_search alone otherwise; the look-up costs no import.
-    if importlib.util.find_spec("knightcode_builtins.web_tools.fetch") is not None:
-        fetch = importlib.import_module("knightcode_builtins.web_tools.fetch")
-        factory: object = getattr(fetch, "web_fetch_tool", None)
-        if callable(factory):
-            register(factory())
+    register(web_fetch_tool(fetch_settings_for))

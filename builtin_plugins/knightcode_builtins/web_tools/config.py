@@ -42,7 +42,7 @@ __all__ = [
     "FILE_NAME",
     "KEY_NAMES",
     "CodemodeConfig",
-    "FetchSettings",
+    "FetchConfig",
     "GateConfig",
     "GatePattern",
     "ScratchpadConfig",
@@ -96,8 +96,9 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
-class FetchSettings:
-    """``fetch``: limits of ``web_fetch`` (the view the fetch module takes).
+class FetchConfig:
+    """``fetch``: limits of ``web_fetch``, as tools.json holds them (``settings.fetch_settings_for``
+    turns them into the fetch module's ``FetchSettings``).
 
     :param connect_timeout: seconds to connect
     :param read_timeout: seconds between two reads of the body
@@ -105,7 +106,8 @@ class FetchSettings:
     :param max_bytes: the body is cut (and said to be) beyond this many bytes
     :param max_redirects: redirects followed, each one checked like the first URL
     :param allow_private: reach private, loopback and link-local addresses
-    :param allow_hosts: hosts (``name`` or ``name:port``) allowed even when private
+    :param allow_hosts: host names (``.example.com``: a domain and its subdomains), addresses
+        and networks (``10.0.0.0/8``) allowed even when private
     """
 
     connect_timeout: float = 10.0
@@ -175,7 +177,7 @@ class ToolsConfig:
 
     brave_api_key: str | None = None
     search: SearchConfig = field(default_factory=SearchConfig)
-    fetch: FetchSettings = field(default_factory=FetchSettings)
+    fetch: FetchConfig = field(default_factory=FetchConfig)
     scratchpad: ScratchpadConfig = field(default_factory=ScratchpadConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     codemode: CodemodeConfig = field(default_factory=CodemodeConfig)
@@ -381,8 +383,8 @@ def _search(section: _Reader) -> SearchConfig:
     )
 
 
-def _fetch(section: _Reader) -> FetchSettings:
-    return FetchSettings(
+def _fetch(section: _Reader) -> FetchConfig:
+    return FetchConfig(
         connect_timeout=section.number("connectTimeout", 10.0, 0.1, 600),
         read_timeout=section.number("readTimeout", 30.0, 0.1, 3600),
         total_timeout=section.number("totalTimeout", 60.0, 0.1, 3600),

@@ -68,7 +68,8 @@ _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """How ``web_fetch`` fetches (``tools.json`` ``webFetch``, filled by the plugin).
+    """How ``web_fetch`` fetches (tools.json ``fetch`` and ``scratchpad``, filled by
+    ``settings.fetch_settings_for``).
 
     :param connect_timeout: seconds to open the connection
     :param read_timeout: seconds to wait for each chunk of the response

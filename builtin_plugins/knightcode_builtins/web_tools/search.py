@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from knightcode import ToolDefinition, __version__
 
 from .config import SAFE_SEARCH, SearchConfig, ToolsConfigError, load_tools_config
+from .settings import agent_dir_of
 
 if TYPE_CHECKING:
     import httpx
@@ -290,11 +291,12 @@ def format_results(query: str, results: list[SearchResult]) -> str:
 
 
 def _agent_dir(ctx: ToolContext) -> Path:
-    if ctx.context is not None:
-        return ctx.context.agent_dir
-    if ctx.agent_dir is not None:
-        return ctx.agent_dir
-    raise WebSearchError("web_search runs inside a session: no agent directory to read tools.json")
+    agent_dir = agent_dir_of(ctx)
+    if agent_dir is None:
+        raise WebSearchError(
+            "web_search runs inside a session: no agent directory to read tools.json"
+        )
+    return agent_dir
 
 
 async def web_search_tool(
