@@ -189,6 +189,7 @@ if TYPE_CHECKING:
     )
     from knightcode._tools.context import ToolContext as ToolContext
     from knightcode._tools.local_backend import LocalBackend as LocalBackend
+    from knightcode._tools.nested import NestedResult as NestedResult
     from knightcode._types.entries import (
         CONTEXT_ENTRY_TYPES as CONTEXT_ENTRY_TYPES,
         CURRENT_SESSION_VERSION as CURRENT_SESSION_VERSION,
@@ -379,6 +380,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutputCallback",
     ),
     "knightcode._tools.local_backend": ("LocalBackend",),
+    "knightcode._tools.nested": ("NestedResult",),
     "knightcode._config.loading": ("Settings",),
     "knightcode._config.compaction_settings": ("CompactionSettings",),
     "knightcode._agent.retry": ("RetrySettings",),

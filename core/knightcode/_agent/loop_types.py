@@ -57,6 +57,8 @@ class LoopConfig:
 
     :param stream: see :data:`StreamFn`
     :param tools: the active tools by name
+    :param available_tools: every tool a nested call (``ToolContext.call_tool``) may run, active
+        or not; None: :attr:`tools`
     :param signal: aborts the run; the stream and running tools wait inside its scopes
     :param tool_context: builds the ``ctx`` passed to ``tool.execute`` for one call
     :param transform_context: the ``context`` hook: messages about to be sent -> messages to send
@@ -83,3 +85,4 @@ class LoopConfig:
     prepare_next_turn: Callable[[TurnInfo], Awaitable[None]] | None = None
     tool_timeout_ms: int | None = None
     sequential: bool = False
+    available_tools: Mapping[str, ToolDefinition] | None = None

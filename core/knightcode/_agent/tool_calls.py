@@ -12,10 +12,12 @@ import asyncio
 import inspect
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from knightcode._agent.nested_calls import NestedCalls
 from knightcode._agent.validation import validate_arguments
+from knightcode._tools.context import ToolContext
 
 if TYPE_CHECKING:
     from knightcode._agent.loop_types import EmitFn, LoopConfig
@@ -23,7 +25,18 @@ if TYPE_CHECKING:
     from knightcode._types.events import ToolExecutionEndEvent
     from knightcode._types.messages import ToolCall, ToolResult, ToolResultMessage
 
-__all__ = ["ABORTED", "fail_truncated_calls", "run_tool_calls"]
+__all__ = [
+    "ABORTED",
+    "Outcome",
+    "Prepared",
+    "emit_end",
+    "emit_start",
+    "error_result",
+    "execute",
+    "fail_truncated_calls",
+    "prepare",
+    "run_tool_calls",
+]
 
 ABORTED = "Operation aborted"
 
@@ -55,9 +68,13 @@ def _message_of(error: BaseException) -> str:
     return text if text else type(error).__name__
 
 
-async def _prepare(call: ToolCall, config: LoopConfig) -> Prepared | Outcome:
-    """Look the tool up, validate the arguments and ask the ``tool_call`` hook."""
-    tool = config.tools.get(call["name"])
+async def prepare(
+    call: ToolCall, config: LoopConfig, tools: Mapping[str, ToolDefinition] | None = None
+) -> Prepared | Outcome:
+    """Look the tool up (in ``tools``, default the active ones), validate the arguments and ask
+    the ``tool_call`` hook.
+    """
+    tool = (config.tools if tools is None else tools).get(call["name"])
     if tool is None:
         return Outcome(call, error_result(f"Tool {call['name']} not found"), True)
     try:
@@ -106,8 +123,10 @@ def _as_result(value: object) -> ToolResult:
     return {"content": [{"type": "text", "text": str(value)}], "details": {}}
 
 
-async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
-    """Run one tool, streaming its partial results, and apply the ``tool_result`` hook."""
+async def execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outcome:
+    """Run one tool, streaming its partial results, and apply the ``tool_result`` hook; the tool
+    may make nested calls (``ctx.call_tool``), whose events go out through ``emit`` too.
+    """
     call = prepared.call
     updates: list[ToolResult] = []
     last_partial: ToolResult | None = None
@@ -140,9 +159,10 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
     started = time.monotonic()
     is_error = False
     try:
-        running = prepared.tool.execute(
-            call["id"], prepared.args, config.tool_context(call["id"], prepared.tool), on_update
-        )
+        ctx = config.tool_context(call["id"], prepared.tool)
+        if isinstance(ctx, ToolContext):  # (tests may hand tools something else)
+            ctx = replace(ctx, caller=NestedCalls(call["id"], config, emit))
+        running = prepared.tool.execute(call["id"], prepared.args, ctx, on_update)
         if inspect.isawaitable(running):
             timeout = _timeout_seconds(prepared.args, config.tool_timeout_ms)
             try:
@@ -202,7 +222,7 @@ async def _execute(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> Outc
     return Outcome(call, result, is_error, duration_ms)
 
 
-async def _emit_end(outcome: Outcome, emit: EmitFn) -> None:
+async def emit_end(outcome: Outcome, emit: EmitFn) -> None:
     event: ToolExecutionEndEvent = {
         "type": "tool_execution_end",
         "toolCallId": outcome.call["id"],
@@ -231,7 +251,7 @@ def result_message(outcome: Outcome) -> ToolResultMessage:
     return message
 
 
-async def _start(call: ToolCall, emit: EmitFn) -> None:
+async def emit_start(call: ToolCall, emit: EmitFn) -> None:
     await emit(
         {
             "type": "tool_execution_start",
@@ -265,14 +285,12 @@ async def run_tool_calls(
     outcomes: list[Outcome] = []
     if sequential:
         for call in calls:
-            await _start(call, emit)
-            prepared = await _prepare(call, config)
+            await emit_start(call, emit)
+            prepared = await prepare(call, config)
             outcome = (
-                prepared
-                if isinstance(prepared, Outcome)
-                else await _execute(prepared, config, emit)
+                prepared if isinstance(prepared, Outcome) else await execute(prepared, config, emit)
             )
-            await _emit_end(outcome, emit)
+            await emit_end(outcome, emit)
             outcomes.append(outcome)
             if config.signal.aborted:
                 break
@@ -281,10 +299,10 @@ async def run_tool_calls(
         # ``tool_call`` check, e.g. a confirmation, must not let earlier calls run meanwhile).
         slots: list[Outcome | Prepared] = []
         for call in calls:
-            await _start(call, emit)
-            prepared = await _prepare(call, config)
+            await emit_start(call, emit)
+            prepared = await prepare(call, config)
             if isinstance(prepared, Outcome):
-                await _emit_end(prepared, emit)
+                await emit_end(prepared, emit)
             slots.append(prepared)
             if config.signal.aborted:
                 break
@@ -316,8 +334,8 @@ async def _run_and_end(prepared: Prepared, config: LoopConfig, emit: EmitFn) -> 
     if config.signal.aborted:
         outcome = Outcome(prepared.call, error_result(ABORTED), True)
     else:
-        outcome = await _execute(prepared, config, emit)
-    await _emit_end(outcome, emit)
+        outcome = await execute(prepared, config, emit)
+    await emit_end(outcome, emit)
     return outcome
 
 
@@ -327,7 +345,7 @@ async def fail_truncated_calls(calls: list[ToolCall], emit: EmitFn) -> list[Tool
     """
     outcomes = []
     for call in calls:
-        await _start(call, emit)
+        await emit_start(call, emit)
         outcome = Outcome(
             call,
             error_result(
@@ -337,6 +355,6 @@ async def fail_truncated_calls(calls: list[ToolCall], emit: EmitFn) -> list[Tool
             ),
             True,
         )
-        await _emit_end(outcome, emit)
+        await emit_end(outcome, emit)
         outcomes.append(outcome)
     return await _record(outcomes, emit)

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from knightcode._plugins.context import HookContext
+    from knightcode._plugins.definitions import ToolDefinition
     from knightcode._tools.backend import ExecResult, ExecutionBackend, OutputCallback
+    from knightcode._tools.nested import NestedResult, ToolCaller
 
 __all__ = ["ToolContext"]
 
@@ -34,6 +36,7 @@ class ToolContext:
     :param agent_dir: the agent directory; its ``bin/`` is put first on ``bash``'s PATH
     :param tool_call_id: the call being executed
     :param context: the plugin context (``ui``, ``settings``, ``agent`` …) while a session runs
+    :param caller: runs nested tool calls (:meth:`call_tool`); set by the turn loop
     """
 
     cwd: Path
@@ -44,6 +47,7 @@ class ToolContext:
     agent_dir: Path | None = None
     tool_call_id: str = ""
     context: HookContext | None = None
+    caller: ToolCaller | None = None
 
     @property
     def ui(self) -> ExtensionUI:
@@ -54,6 +58,32 @@ class ToolContext:
     def has_ui(self) -> bool:
         """Whether someone can answer dialogs."""
         return self.context is not None and self.context.has_ui
+
+    # --- nested tool calls ---
+
+    async def call_tool(self, name: str, args: Mapping[str, object]) -> NestedResult:
+        """Run another tool through the whole pipeline and return its result.
+
+        The tool is looked up among the session's available tools (active or not), ``args``
+        are validated against its parameters, the ``tool_call`` hook may block it (an error
+        result carrying the reason) and the ``tool_result`` hook may patch its result. It runs
+        with this call's backend and abort signal. The event stream shows it as a tool
+        execution with ``parentToolCallId`` set to this call's id; it gets no ``toolResult``
+        message (this call's own result is the one recorded).
+
+        :returns: the result; a failed call is a result with ``is_error``, never an exception
+        :raises RuntimeError: no session runs this call (a context built by hand)
+        """
+        if self.caller is None:
+            raise RuntimeError(
+                "call_tool needs the agent loop: this ToolContext was not made for a running "
+                "session's tool call"
+            )
+        return await self.caller.call(name, dict(args))
+
+    def callable_tools(self) -> Mapping[str, ToolDefinition]:
+        """The tools :meth:`call_tool` can run, by name (empty outside the agent loop)."""
+        return self.caller.tools if self.caller is not None else {}
 
     # --- helpers for plugin tools: everything through the backend, so a sandbox holds ---
 

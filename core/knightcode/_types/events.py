@@ -108,10 +108,16 @@ class MessageEndEvent(TypedDict):
 
 
 class ToolExecutionStartEvent(TypedDict):
+    """A tool call is about to run. ``parentToolCallId`` is set on a *nested* call, one that a
+    running tool made through ``ToolContext.call_tool`` (its id is ``<parent>.<n>``); nested
+    calls have no ``toolResult`` message of their own.
+    """
+
     type: Literal["tool_execution_start"]
     toolCallId: str
     toolName: str
     args: dict[str, object]
+    parentToolCallId: NotRequired[str]
 
 
 class ToolExecutionUpdateEvent(TypedDict):
@@ -120,6 +126,7 @@ class ToolExecutionUpdateEvent(TypedDict):
     toolName: str
     args: dict[str, object]
     partialResult: ToolResult
+    parentToolCallId: NotRequired[str]
 
 
 class ToolExecutionEndEvent(TypedDict):
@@ -131,6 +138,7 @@ class ToolExecutionEndEvent(TypedDict):
     result: ToolResult
     isError: bool
     durationMs: NotRequired[float]
+    parentToolCallId: NotRequired[str]
 
 
 AgentEvent = (
