@@ -5,6 +5,8 @@
   ``BRAVE_API_KEY``.
 * ``web_fetch`` (``fetch.py``): a page, PDF or text as readable markdown, with timeouts, a
   size cap and no private addresses unless tools.json allows them.
+* ``code`` (``codemode/``): with tools.json ``codemode.enabled`` or ``--codemode``, the model is
+  offered only ``code``, a Python script calling the other tools as functions in one step.
 * ``config.py``: tools.json, read and validated (errors name the file and the key), written
   atomically with mode 0600; ``knightcode tools`` lists the tools and sets the key.
 
@@ -18,8 +20,13 @@ definitions are built when tools are registered, and httpx is imported on the fi
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from knightcode import hookimpl
+
+if TYPE_CHECKING:
+    from knightcode import AgentStartChanges, HookContext, ImageContent
 
 __all__: list[str] = []
 
@@ -27,9 +34,52 @@ __all__: list[str] = []
 @hookimpl
 def register_tools(register: Callable[..., None]) -> None:
     """``web_search`` and ``web_fetch``; both read tools.json on each call."""
+    from knightcode_builtins.web_tools.codemode.tool import code_tool
     from knightcode_builtins.web_tools.fetch import web_fetch_tool
     from knightcode_builtins.web_tools.search import web_search_definition
     from knightcode_builtins.web_tools.settings import fetch_settings_for
 
     register(web_search_definition())
     register(web_fetch_tool(fetch_settings_for))
+    register(code_tool())
+
+
+@hookimpl
+def register_flags(register: Callable[..., None]) -> None:
+    """``--codemode``."""
+    register(
+        name="codemode",
+        type="boolean",
+        default=False,
+        description=(
+            "Offer the model only the 'code' tool: Python scripts that call the other tools as "
+            "functions (tools.json codemode.enabled switches it on for every run)."
+        ),
+    )
+
+
+@hookimpl
+def session_start(
+    reason: Literal["startup", "reload", "new", "resume", "fork"],
+    previous_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """Codemode on: only ``code`` is offered; off: ``code`` is not."""
+    from knightcode_builtins.web_tools.codemode.enable import apply_codemode
+
+    apply_codemode(ctx, reason)
+
+
+@hookimpl
+def before_agent_start(
+    prompt: str, images: list[ImageContent], system_prompt: str, ctx: HookContext
+) -> AgentStartChanges | None:
+    """Codemode: the system prompt lists the functions ``code`` scripts can call."""
+    agent = ctx.agent
+    if agent is None or "code" not in agent.active_tools:
+        return None
+    from knightcode import AgentStartChanges
+    from knightcode_builtins.web_tools.codemode.enable import codemode_prompt
+
+    section = codemode_prompt(ctx)
+    return AgentStartChanges(system_prompt=f"{system_prompt}\n\n{section}") if section else None

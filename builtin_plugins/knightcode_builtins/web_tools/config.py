@@ -12,7 +12,8 @@
       "scratchpad": {"inlineChars": 40000, "headChars": 8000, "dir": null},
       "gate": {"enabled": false, "classifier": null, "patterns": [],
                "thresholds": {"allow": 0.2, "block": 0.8}},
-      "codemode": {"enabled": false}
+      "codemode": {"enabled": false, "timeout": 120, "maxOutputChars": 50000,
+                   "python": "python3"}
     }
 
 Every key is optional. The file holds the Brave key, so it is written atomically with mode 0600,
@@ -164,11 +165,20 @@ class GateConfig:
 
 @dataclass(frozen=True)
 class CodemodeConfig:
-    """``codemode``: the one ``code`` tool instead of the others (off by default)."""
+    """``codemode``: the one ``code`` tool instead of the others (off by default; ``--codemode``
+    switches it on for one run).
+
+    :param enabled: offer the model only ``code``, whose scripts call the other tools
+    :param timeout: seconds a script may run when the model does not say (it is then killed)
+    :param max_output_chars: the script's output beyond this is cut in the middle, with a note
+    :param python: the interpreter, as the execution backend finds it (inside the sandbox when
+        one is on)
+    """
 
     enabled: bool = False
     timeout: float = 120.0
     max_output_chars: int = 50_000
+    python: str = "python3"
 
 
 @dataclass(frozen=True)
@@ -434,10 +444,14 @@ def _required_text(item: _Reader, key: str) -> str:
 
 
 def _codemode(section: _Reader) -> CodemodeConfig:
+    python = section.text("python", "python3")
+    if not python or not python.strip():
+        raise section.fail("python", "must name an interpreter, such as python3")
     return CodemodeConfig(
         enabled=section.boolean("enabled", False),
         timeout=section.number("timeout", 120.0, 1, 3600),
         max_output_chars=section.integer("maxOutputChars", 50_000, 100, 10_000_000),
+        python=python.strip(),
     )
 
 
@@ -522,5 +536,6 @@ def describe_config(
             "enabled": config.codemode.enabled,
             "timeout": config.codemode.timeout,
             "maxOutputChars": config.codemode.max_output_chars,
+            "python": config.codemode.python,
         },
     }

@@ -157,6 +157,7 @@ class PromptRunner:
         return LoopConfig(
             stream=_StreamFunction(self, system_prompt),
             tools=agent.tools,
+            available_tools=agent.tool_set.available,
             signal=self.signal,
             tool_context=lambda call_id, tool: agent.tool_context(
                 call_id, self.signal, host_access=tool.host_access

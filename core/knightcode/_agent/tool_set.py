@@ -10,7 +10,7 @@ reloaded plugins and settings) keeps what the user switched on or off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,12 +31,15 @@ class ToolInfo:
         (``builtin:web-tools``, ``my-plugin``)
     :param description: the tool's description (what the model reads)
     :param active: whether the model is offered it now
+    :param parameters: the JSON schema of its arguments (codemode turns it into a function
+        signature)
     """
 
     name: str
     origin: str
     description: str
     active: bool
+    parameters: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 class ToolSet:
@@ -90,6 +93,7 @@ class ToolSet:
                 self._origins.get(name, "core"),
                 tool.description,
                 name in self._active,
+                tool.parameters,
             )
             for name, tool in self._available.items()
         ]

@@ -1,0 +1,99 @@
+"""Codemode on and off: which tools the model is offered, and which a script may call.
+
+On (tools.json ``codemode.enabled`` or ``--codemode``), the session's active tools are replaced
+by ``code`` alone, and the tools that were active become the functions of its scripts. Off, the
+``code`` tool (registered like every plugin tool, so active by default) is switched off.
+
+The tools a script may call are remembered per agent session (a session switch — ``/new``,
+resume, fork — keeps the agent, and so the list). A session where someone switched ``code`` on
+by hand, without codemode, lets scripts call the other active tools.
+
+The functions are listed for the model in the system prompt (``before_agent_start``), built from
+each tool's JSON schema; a tool's description in a request cannot change once registered.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from ..config import ToolsConfigError, load_tools_config
+from .functions import describe_functions, function_spec
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from knightcode import AgentHandle, HookContext, ToolContext, ToolDefinition
+
+__all__ = ["CODE", "apply_codemode", "callable_tools", "codemode_prompt"]
+
+CODE = "code"
+_CALLABLE: weakref.WeakKeyDictionary[AgentHandle, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
+def _wanted(ctx: HookContext) -> bool:
+    """``--codemode``, else tools.json (a broken file is reported and counts as off)."""
+    if ctx.flags.get("codemode"):
+        return True
+    try:
+        return load_tools_config(ctx.agent_dir).codemode.enabled
+    except ToolsConfigError as error:
+        ctx.ui.notify(f"codemode stays off: {error}", "warning")
+        return False
+
+
+def apply_codemode(ctx: HookContext, reason: str) -> None:
+    """At a session start: offer only ``code`` when codemode is on; when it is off, switch
+    ``code`` off at start-up (later, someone may have switched it on by hand).
+    """
+    agent = ctx.agent
+    if agent is None:
+        return
+    active = agent.active_tools
+    if not _wanted(ctx):
+        if reason == "startup" and CODE in active:
+            agent.set_active_tools([name for name in active if name != CODE])
+        return
+    if agent not in _CALLABLE:
+        _CALLABLE[agent] = tuple(name for name in active if name != CODE)
+    if active != [CODE]:
+        agent.set_active_tools([CODE])
+
+
+def _callable_names(agent: AgentHandle | None) -> tuple[str, ...] | None:
+    if agent is None:
+        return None
+    names = _CALLABLE.get(agent)
+    return names if names is not None else tuple(n for n in agent.active_tools if n != CODE)
+
+
+def callable_tools(ctx: ToolContext) -> dict[str, ToolDefinition]:
+    """The tools a ``code`` script run in ``ctx`` may call, by name."""
+    reachable: Mapping[str, ToolDefinition] = ctx.callable_tools()
+    names = _callable_names(ctx.context.agent if ctx.context is not None else None)
+    if names is None:  # no session: whatever the loop can reach
+        names = tuple(reachable)
+    return {name: reachable[name] for name in names if name in reachable and name != CODE}
+
+
+def codemode_prompt(ctx: HookContext) -> str | None:
+    """The system prompt section listing the script functions, when ``code`` is offered."""
+    agent = ctx.agent
+    if agent is None or CODE not in agent.active_tools:
+        return None
+    names = _callable_names(agent) or ()
+    infos = {info.name: info for info in agent.available_tools()}
+    specs = [
+        (
+            function_spec(name, infos[name].description, infos[name].parameters),
+            infos[name].parameters,
+        )
+        for name in names
+        if name in infos and name != CODE
+    ]
+    return (
+        "## Codemode functions\n\n"
+        "Scripts run by the `code` tool can call these functions (each returns the tool's "
+        "text and raises ToolError when the tool fails):\n\n"
+        f"{describe_functions(specs)}"
+    )
