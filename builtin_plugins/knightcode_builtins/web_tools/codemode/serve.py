@@ -142,11 +142,16 @@ def _failure(message: str) -> dict[str, object]:
     return {"ok": False, "error": message}
 
 
-async def serve(channel: Channel, dispatcher: Dispatcher) -> None:
-    """Answer the script's requests until cancelled (when the script has ended)."""
+async def serve(channel: Channel, dispatcher: Dispatcher, stop: asyncio.Event) -> None:
+    """Answer the script's requests until ``stop`` is set (the script has ended) or the task is
+    cancelled.
+    """
     delay = _POLL_FIRST
-    while True:
-        requests = channel.take_requests()
+    while not stop.is_set():
+        try:
+            requests = channel.take_requests()
+        except OSError:  # the script removed its own channel: nobody is left to answer
+            return
         if not requests:
             await asyncio.sleep(delay)
             delay = min(delay * 2, _POLL_MAX)

@@ -129,7 +129,8 @@ async def _run_script(
             )
         output = BoundedOutput(config.max_output_chars)
         dispatcher = Dispatcher(ctx, tools, _progress(on_update))
-        server = asyncio.ensure_future(serve(channel, dispatcher))
+        stop = asyncio.Event()
+        server = asyncio.ensure_future(serve(channel, dispatcher, stop))
         try:
             result = await ctx.run(
                 [python, "-u", "-B", channel.agent_path("runtime.py"), channel.agent_dir],
@@ -137,8 +138,14 @@ async def _run_script(
                 on_output=output.feed,
             )
         finally:
+            # The flag ends the loop even when a nested call swallows the cancellation (an
+            # asyncio.wait_for racing its own timeout can, on Python 3.11).
+            stop.set()
             server.cancel()
             await asyncio.wait([server])  # an in-flight nested call ends (cancelled) first
+            failure = None if server.cancelled() else server.exception()
+        if failure is not None:  # a bug of ours: say so rather than hang or hide it
+            raise ScriptFailed(f"codemode: answering the script failed: {failure!r}", {})
     finally:
         channel.close()
     return _outcome(result, output, dispatcher.records, timeout)
