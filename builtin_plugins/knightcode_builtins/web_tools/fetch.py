@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING
 
 from knightcode import __version__
 
-from .scratchpad import ScratchpadSettings, default_scratchpad_dir, format_size, keep_or_spill
+from .scratchpad import (
+    ScratchpadSettings,
+    default_scratchpad_dir,
+    format_size,
+    keep_or_spill,
+    workspace_ignore_file,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -410,7 +416,8 @@ async def web_fetch(
             f"[The body was cut at the {format_size(settings.max_bytes)} cap; the rest was "
             "not downloaded.]\n"
         )
-    directory = settings.scratchpad.directory or default_scratchpad_dir(ctx)
+    configured = settings.scratchpad.directory
+    directory = configured or default_scratchpad_dir(ctx)
     spilled = await ctx.signal.guard(
         keep_or_spill(
             text,
@@ -418,6 +425,7 @@ async def web_fetch(
             backend=ctx.backend,
             directory=directory,
             settings=settings.scratchpad,
+            ignore_file=None if configured else workspace_ignore_file(ctx),
         )
     )
     details["chars"] = len(text)
