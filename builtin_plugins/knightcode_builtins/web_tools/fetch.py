@@ -378,8 +378,9 @@ async def web_fetch(
     fetched = await fetch(url, settings, signal=ctx.signal)
     if fetched.status >= 400:
         detail = ""
-        with contextlib.suppress(FetchError):
-            detail = render(fetched, settings, raw=raw).text.strip()[:500]
+        with contextlib.suppress(FetchError):  # an error page is extracted off the loop too
+            shown = await ctx.signal.guard(asyncio.to_thread(render, fetched, settings, raw=raw))
+            detail = shown.text.strip()[:500]
         raise FetchError(
             f"HTTP {fetched.status} {fetched.reason} for {fetched.final_url}"
             + (f"\n{detail}" if detail else "")
