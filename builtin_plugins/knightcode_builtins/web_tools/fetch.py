@@ -35,6 +35,7 @@ from .scratchpad import (
     keep_or_spill,
     workspace_ignore_file,
 )
+from .tls import tls_context
 
 if TYPE_CHECKING:
     import httpx
@@ -264,7 +265,11 @@ async def fetch(url: str, settings: FetchSettings, *, signal: AbortSignal | None
 
     async def run() -> Fetched:
         async with httpx.AsyncClient(
-            timeout=timeout, headers=headers, follow_redirects=False, trust_env=False
+            timeout=timeout,
+            headers=headers,
+            follow_redirects=False,
+            trust_env=False,
+            verify=tls_context(),
         ) as client:
             async with asyncio.timeout(settings.total_timeout):
                 return await _fetch_chain(client, url, settings)
