@@ -691,6 +691,9 @@ def tool_execution_start(
 ) -> None:
     """A tool call starts executing.
 
+    Nested calls too (a running tool calling another, see ``tool_call``): their id is the
+    calling call's id followed by ``.<n>``.
+
     :param tool_call_id: the id of the tool call, shared by its start, updates and end
     :param tool_name: the name of the tool
     :param args: the arguments of the call
@@ -755,6 +758,11 @@ def tool_call(
     Unlike other hooks, a handler that raises is not isolated: the exception blocks the call
     (its message is the error the model sees) and later handlers do not run — a failing guard
     must not wave a dangerous call through.
+
+    It fires for *nested* calls too — calls a running tool makes through
+    ``ToolContext.call_tool``, such as codemode's ``code`` running the tools its script calls —
+    whose ``tool_call_id`` is the calling call's id followed by ``.1``, ``.2`` …; a block then
+    becomes the error result the calling tool gets.
 
     :param tool_call_id: the id of the tool call
     :param tool_name: the name of the tool
