@@ -6,11 +6,16 @@ call.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
 from knightcode_builtins.web_tools.config import tools_json_path, write_tools_json
 from tests.agent.conftest import Scripted
+
+from .pages.site import Site, serve
 
 NOTES = "alpha\nbeta TODO: fix the frobnicator\ngamma\n"
 
@@ -28,6 +33,13 @@ answers = classify(
 )
 print("P(agent) =", round(answers["agent"]["probability"], 3))
 """
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    """The loopback web site (``pages/site.py``) for ``web_fetch``."""
+    with serve() as running:
+        yield running
 
 
 def prepare(

@@ -6,10 +6,7 @@ call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from knightcode.testing import text_reply
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
@@ -22,20 +19,15 @@ from .codemode_support import (
     nested,
     prepare,
     run_script,
+    site,  # noqa: F401 (the fixture)
     text,
 )
-from .pages.site import Site, serve
-
-
-@pytest.fixture
-def site() -> Iterator[Site]:
-    with serve() as running:
-        yield running
+from .pages.site import Site
 
 
 def test_four_tools_and_a_classifier_in_one_step(
     scripted: Scripted,  # noqa: F811
-    site: Site,
+    site: Site,  # noqa: F811
     router: LlamaServer,
 ) -> None:
     router.ensure({"tiny-chat"})

@@ -8,10 +8,7 @@ test is skipped with the reason (``tests/sandbox/conftest.need``).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 from tests.llama_cpp.routers import KEY
@@ -24,20 +21,15 @@ from .codemode_support import (
     nested,
     prepare,
     run_script,
+    site,  # noqa: F401 (the fixture)
     text,
 )
-from .pages.site import Site, serve
-
-
-@pytest.fixture
-def site() -> Iterator[Site]:
-    with serve() as running:
-        yield running
+from .pages.site import Site
 
 
 def test_four_tools_and_a_classifier_in_one_step_inside_bwrap(
     scripted: Scripted,  # noqa: F811
-    site: Site,
+    site: Site,  # noqa: F811
     router: LlamaServer,
     tmp_path: Path,
 ) -> None:
