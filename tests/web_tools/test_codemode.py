@@ -6,6 +6,9 @@ call.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from knightcode.testing import text_reply
@@ -216,6 +219,23 @@ def test_codemode_off_offers_no_code_tool(scripted: Scripted) -> None:  # noqa: 
     assert result.returncode == 0, result.stderr
     offered = [tool["function"]["name"] for tool in scripted.server.requests[1].body["tools"]]
     assert offered == ["code"]
+    # so does --tools naming it, without codemode: then beside the others
+    scripted.server.add(text_reply("hi"))
+    _, result = scripted.run_json("--tools", "read,code", "hello")
+    assert result.returncode == 0, result.stderr
+    offered = [tool["function"]["name"] for tool in scripted.server.requests[2].body["tools"]]
+    assert offered == ["read", "code"]
+    # `knightcode tools list` says it is off
+    listed = subprocess.run(
+        [sys.executable, "-m", "knightcode", "tools", "list", "--json"],
+        cwd=scripted.project,
+        env=scripted.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert rows["code"] == {"name": "code", "origin": "builtin:web-tools", "enabled": False}
 
 
 def test_a_missing_interpreter_is_a_clear_error(scripted: Scripted) -> None:  # noqa: F811

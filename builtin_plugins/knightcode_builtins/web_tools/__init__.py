@@ -33,7 +33,9 @@ __all__: list[str] = []
 
 @hookimpl
 def register_tools(register: Callable[..., None]) -> None:
-    """``web_search`` and ``web_fetch``; both read tools.json on each call."""
+    """``web_search``, ``web_fetch`` and ``code`` (offered only in codemode); they read
+    tools.json on each call.
+    """
     from knightcode_builtins.web_tools.codemode.tool import code_tool
     from knightcode_builtins.web_tools.fetch import web_fetch_tool
     from knightcode_builtins.web_tools.search import web_search_definition
@@ -64,10 +66,10 @@ def session_start(
     previous_session_file: Path | None,
     ctx: HookContext,
 ) -> None:
-    """Codemode on: only ``code`` is offered; off: ``code`` is not."""
+    """Codemode on: only ``code`` is offered (its functions are the tools that were)."""
     from knightcode_builtins.web_tools.codemode.enable import apply_codemode
 
-    apply_codemode(ctx, reason)
+    apply_codemode(ctx)
 
 
 @hookimpl

@@ -225,19 +225,22 @@ def tools_list(as_json: bool) -> None:
     assert host.context is not None
     defaults = set(host.context.settings.model.default_tools or DEFAULT_ACTIVE_TOOLS)
     owners = {item.definition.name: item.owner for item in host.registrations.tools}
+    offered = {
+        item.definition.name: item.definition.default_active for item in host.registrations.tools
+    }
     rows: list[dict[str, object]] = [
         {"name": name, "origin": owners.get(name, "core"), "enabled": name in defaults}
         for name in BUILTIN_TOOL_NAMES
     ]
     rows += [
-        {"name": name, "origin": owner, "enabled": True}
+        {"name": name, "origin": owner, "enabled": offered[name]}
         for name, owner in owners.items()
         if name not in BUILTIN_TOOL_NAMES
     ]
     if not _web_tools_loaded(host):
         rows += [
             {"name": name, "origin": "builtin:web-tools", "enabled": False}
-            for name in ("web_search", "web_fetch")
+            for name in ("web_search", "web_fetch", "code")
             if name not in owners
         ]
     if as_json:

@@ -121,9 +121,10 @@ def choose_tools(
     request: RunRequest, host: PluginHost | None, settings: Settings
 ) -> dict[str, ToolDefinition]:
     """The active tools: ``--tools`` is an allow-list over built-in and plugin tools; otherwise
-    the default built-ins (settings ``defaultTools``) plus every plugin tool, then settings
-    ``tools.enabled`` switches single tools on or off (names of tools that are not there, say
-    of a plugin switched off, are ignored). A plugin tool named like a built-in replaces it.
+    the default built-ins (settings ``defaultTools``) plus every plugin tool but those registered
+    with ``default_active=False``, then settings ``tools.enabled`` switches single tools on or off
+    (names of tools that are not there, say of a plugin switched off, are ignored). A plugin tool
+    named like a built-in replaces it.
     """
     every, origins = available_tools(host)
     return {name: every[name] for name in active_tool_names(request, every, origins, settings)}
@@ -167,7 +168,9 @@ def active_tool_names(
     names += [
         name
         for name in origins
-        if (name not in BUILTIN_TOOL_NAMES or name in builtins) and name not in names
+        if (name not in BUILTIN_TOOL_NAMES or name in builtins)
+        and name not in names
+        and every[name].default_active
     ]
     for name, enabled in settings.model.tools.enabled.items():
         if name not in every:

@@ -141,6 +141,9 @@ class ToolDefinition:
     :param host_access: run on this machine even when a sandbox is on: ``ctx.backend`` is then
         the local backend and ``ctx.cwd`` the host folder. Say so only when the tool must reach
         the host (a clipboard, a browser); ``knightcode config list`` lists such plugins
+    :param default_active: False: the tool is available but not offered to the model until it
+        is switched on (``--tools``, settings ``tools.enabled``, ``/tools``, a plugin's
+        ``ctx.agent.set_active_tools``) — codemode's ``code`` tool, say
     """
 
     name: str
@@ -153,6 +156,7 @@ class ToolDefinition:
     prompt_guidelines: tuple[str, ...] = ()
     prepare_arguments: Callable[[dict[str, object]], dict[str, object]] | None = None
     host_access: bool = False
+    default_active: bool = True
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Codemode on and off: which tools the model is offered, and which a script may call.
 
 On (tools.json ``codemode.enabled`` or ``--codemode``), the session's active tools are replaced
-by ``code`` alone, and the tools that were active become the functions of its scripts. Off, the
-``code`` tool (registered like every plugin tool, so active by default) is switched off.
+by ``code`` alone, and the tools that were active become the functions of its scripts. Off,
+``code`` is not offered (it is registered with ``default_active=False``) unless someone switches
+it on.
 
 The tools a script may call are remembered per agent session (a session switch — ``/new``,
 resume, fork — keeps the agent, and so the list). A session where someone switched ``code`` on
@@ -42,19 +43,15 @@ def _wanted(ctx: HookContext) -> bool:
         return False
 
 
-def apply_codemode(ctx: HookContext, reason: str) -> None:
-    """At a session start: offer only ``code`` when codemode is on; when it is off, switch
-    ``code`` off at start-up (later, someone may have switched it on by hand).
-    """
+def apply_codemode(ctx: HookContext) -> None:
+    """At a session start: offer only ``code`` when codemode is on."""
     agent = ctx.agent
-    if agent is None:
+    if agent is None or not _wanted(ctx):
         return
     active = agent.active_tools
-    if not _wanted(ctx):
-        if reason == "startup" and CODE in active:
-            agent.set_active_tools([name for name in active if name != CODE])
-        return
     if agent not in _CALLABLE:
+        if not active:
+            return  # --no-tools: no tools, not even code
         _CALLABLE[agent] = tuple(name for name in active if name != CODE)
     if active != [CODE]:
         agent.set_active_tools([CODE])
@@ -83,13 +80,10 @@ def codemode_prompt(ctx: HookContext) -> str | None:
         return None
     names = _callable_names(agent) or ()
     infos = {info.name: info for info in agent.available_tools()}
+    listed = [infos[name] for name in names if name in infos and name != CODE]
     specs = [
-        (
-            function_spec(name, infos[name].description, infos[name].parameters),
-            infos[name].parameters,
-        )
-        for name in names
-        if name in infos and name != CODE
+        (function_spec(info.name, info.description, info.parameters), info.parameters)
+        for info in listed
     ]
     return (
         "## Codemode functions\n\n"

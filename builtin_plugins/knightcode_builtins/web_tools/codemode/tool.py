@@ -203,4 +203,5 @@ def code_tool() -> ToolDefinition:
         execute=execute,
         label="Code",
         prompt_snippet="Run a Python script that calls the other tools as functions",
+        default_active=False,  # offered in codemode (enable.py), or when switched on by hand
     )
