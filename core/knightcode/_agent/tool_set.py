@@ -1,10 +1,11 @@
 """Which tools the model is offered, and which it could be: the session's tool set.
 
 Start-up (``_modes/setup.choose_tools``) decides the *default* active set: ``--tools``, else
-settings ``defaultTools`` plus every plugin tool, then settings ``tools.enabled``. During the
-session a plugin (``/tools``, codemode) changes it with :meth:`ToolSet.set_active`; those
-choices are kept as per-tool overrides, so a ``/reload`` (which recomputes the defaults from the
-reloaded plugins and settings) keeps what the user switched on or off.
+settings ``defaultTools`` plus the plugin tools (those with ``default_active``), then settings
+``tools.enabled``. During the session a plugin (``/tools``, codemode) changes it with
+:meth:`ToolSet.set_active`; those choices are kept as per-tool overrides, so a ``/reload``
+(which recomputes the defaults from the reloaded plugins and settings) keeps what the user
+switched on or off.
 """
 
 from __future__ import annotations
