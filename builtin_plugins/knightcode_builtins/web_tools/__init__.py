@@ -33,3 +33,15 @@ def register_tools(register: Callable[..., None]) -> None:
 
     register(web_search_definition())
     register(web_fetch_tool(fetch_settings_for))
+
+
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    """``/tools``: the tools on and off, the Brave key, the scratchpad, gate and codemode."""
+    from knightcode_builtins.web_tools.tools_command import tools_command
+
+    register(
+        name="tools",
+        description="Tools on/off, the Brave key, scratchpad, gate and codemode settings",
+        handler=tools_command,
+    )

@@ -290,6 +290,26 @@ def tools_show() -> None:
     sys.stdout.write("\n")
 
 
+@tools.command("set")
+@click.argument("key", metavar="SECTION.KEY")
+@click.argument("value")
+def tools_set(key: str, value: str) -> None:
+    """Set one tools.json setting, checked like the file (e.g. scratchpad.inlineChars 20000).
+
+    VALUE is JSON (20000, 0.5, true, '["a.example"]'); a setting that takes text takes it as
+    typed; null removes the setting, back to its default. The Brave key has 'set-key'.
+    """
+    host = _load_host(False, ())
+    _require_web_tools(host)
+    assert host.options is not None
+    from knightcode_builtins.web_tools.edit import format_value, parse_value, set_value
+
+    parsed = parse_value(key, value)
+    path = set_value(host.options.agent_dir, key, parsed)
+    shown = "the default" if parsed is None else format_value(parsed)
+    click.echo(f"{key} = {shown} (in {path})")
+
+
 @subcommands.command("trust")
 @click.option("--revoke", is_flag=True, help="Stop trusting this project.")
 def trust(revoke: bool) -> None:
