@@ -1,0 +1,62 @@
+"""``knightcode tools set|enable|disable`` for scripts, as real subprocesses: the files they
+write, their modes, exit codes and messages.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from knightcode_builtins.web_tools.config import tools_json_path
+
+from .test_config_cli import SECRET, knightcode
+
+
+def test_set_writes_one_value_0600_keeping_the_key(agent_dir: Path) -> None:
+    path = tools_json_path(agent_dir)
+    path.write_text(json.dumps({"braveApiKey": SECRET}))
+    done = knightcode("tools", "set", "scratchpad.inlineChars", "20000")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"scratchpad.inlineChars = 20000 (in {path})\n"
+    assert json.loads(path.read_text()) == {
+        "braveApiKey": SECRET,
+        "scratchpad": {"inlineChars": 20000},
+    }
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert knightcode("tools", "set", "gate.enabled", "true").returncode == 0
+    assert knightcode("tools", "set", "scratchpad.dir", "/tmp/pad").returncode == 0
+    shown = json.loads(knightcode("tools", "show").stdout)
+    assert shown["scratchpad"] == {"inlineChars": 20000, "headChars": 8000, "dir": "/tmp/pad"}
+    assert shown["gate"]["enabled"] is True
+    reset = knightcode("tools", "set", "scratchpad.inlineChars", "null")
+    assert reset.stdout == f"scratchpad.inlineChars = the default (in {path})\n"
+    assert json.loads(path.read_text())["scratchpad"] == {"dir": "/tmp/pad"}
+
+
+def test_set_refuses_a_wrong_value_or_key_in_one_line(agent_dir: Path) -> None:
+    path = tools_json_path(agent_dir)
+    path.write_text('{"search": {"count": 3}}')
+    cases = {
+        ("scratchpad.inlineChars", "lots"): "scratchpad.inlineChars: must be a whole number",
+        (
+            "gate.thresholds.block",
+            "1.5",
+        ): "gate.thresholds.block: must be between 0 and 1 (got 1.5)",
+        ("braveApiKey", SECRET): "braveApiKey: set it with 'knightcode tools set-key brave'",
+        ("nosuch.key", "1"): "nosuch.key: not a setting (known: search.baseUrl, search.count",
+    }
+    for (key, value), message in cases.items():
+        done = knightcode("tools", "set", key, value)
+        assert done.returncode == 2, (key, done.stderr)
+        assert done.stderr.startswith(f"knightcode: error: {path}: {message}"), done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert SECRET not in done.stderr
+    assert path.read_text() == '{"search": {"count": 3}}'
+
+
+def test_set_needs_the_plugin(agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"extensions": ["-builtin:web-tools"]}))
+    done = knightcode("tools", "set", "codemode.enabled", "true")
+    assert done.returncode == 2 and "builtin:web-tools is not loaded" in done.stderr
+    assert not tools_json_path(agent_dir).exists()
