@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 from pathlib import Path
 
 from knightcode_builtins.web_tools.config import tools_json_path
@@ -60,3 +61,56 @@ def test_set_needs_the_plugin(agent_dir: Path) -> None:
     done = knightcode("tools", "set", "codemode.enabled", "true")
     assert done.returncode == 2 and "builtin:web-tools is not loaded" in done.stderr
     assert not tools_json_path(agent_dir).exists()
+
+
+def rows_of(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, object]]:
+    assert done.returncode == 0, done.stderr
+    return {str(row["name"]): row for row in json.loads(done.stdout)}
+
+
+def test_enable_and_disable_write_the_user_settings_and_list_honours_them(
+    agent_dir: Path,
+) -> None:
+    settings = agent_dir / "settings.json"
+    settings.write_text(json.dumps({"theme": "dark", "tools": {"outsideWorkspace": "ask"}}))
+    before = rows_of(knightcode("tools", "list", "--json"))
+    assert before["web_fetch"]["enabled"] is True and before["grep"]["enabled"] is False
+
+    done = knightcode("tools", "disable", "web_fetch")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"web_fetch: off in new sessions (tools.enabled in {settings})\n"
+    assert knightcode("tools", "enable", "grep").returncode == 0
+    assert json.loads(settings.read_text()) == {
+        "theme": "dark",
+        "tools": {"outsideWorkspace": "ask", "enabled": {"web_fetch": False, "grep": True}},
+    }
+    after = rows_of(knightcode("tools", "list", "--json"))
+    assert after["web_fetch"] == {
+        "name": "web_fetch",
+        "origin": "builtin:web-tools",
+        "enabled": False,
+    }
+    assert after["grep"]["enabled"] is True and after["web_search"]["enabled"] is True
+    table = knightcode("tools", "list").stdout.splitlines()
+    assert ["web_fetch", "builtin:web-tools", "off"] in [line.split() for line in table]
+    assert knightcode("tools", "enable", "web_fetch").returncode == 0
+    assert rows_of(knightcode("tools", "list", "--json"))["web_fetch"]["enabled"] is True
+
+
+def test_an_unknown_tool_is_refused_with_the_known_ones(agent_dir: Path) -> None:
+    for verb in ("enable", "disable"):
+        done = knightcode("tools", verb, "web_fetchh")
+        assert done.returncode == 2
+        assert done.stderr == (
+            "knightcode: error: unknown tool 'web_fetchh'; known: read, bash, edit, write, "
+            "grep, find, ls, web_search, web_fetch\n"
+        )
+    assert not (agent_dir / "settings.json").exists()
+
+
+def test_a_tool_of_a_plugin_that_is_off_can_be_enabled_with_a_hint(agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"extensions": ["-builtin:web-tools"]}))
+    done = knightcode("tools", "enable", "web_search")
+    assert done.returncode == 0, done.stderr
+    assert "its plugin builtin:web-tools is not loaded" in done.stdout
+    assert rows_of(knightcode("tools", "list", "--json"))["web_search"]["enabled"] is False

@@ -103,7 +103,7 @@ async def test_the_brave_key_is_asked_masked_and_never_comes_back(rpc: Rpc) -> N
     menu = Menu(client)
     await menu.open()
     top = await menu.choose("Brave key: not set")
-    assert top["options"][0] == "Tools"
+    assert top["options"][0] == "Tools: 6 of 9 on"
     brave = await menu.choose("Set a new key")
     assert brave["title"] == "Brave Search key: not set"
     asked = await menu.type(SECRET)
@@ -210,3 +210,53 @@ async def test_a_broken_tools_json_is_reported_not_overwritten(rpc: Rpc) -> None
     await menu.escape()
     await menu.closed()
     assert path.read_text() == '{"codemode": {"timeout": 0}}'
+
+
+def offered(server: ScriptedServer, index: int) -> list[str]:
+    """The tool names the model was offered in request ``index``."""
+    return [tool["function"]["name"] for tool in server.requests[index].body.get("tools", [])]
+
+
+def system_text(server: ScriptedServer, index: int) -> str:
+    return str(server.requests[index].body["messages"][0]["content"])
+
+
+async def test_switching_a_tool_changes_the_next_request_and_the_default(rpc: Rpc) -> None:
+    rpc.server.add(*(text_reply(f"reply {n}") for n in range(4)))
+    client = await start(rpc)
+    await client.prompt_and_wait("one")
+    assert offered(rpc.server, 0) == ["read", "bash", "edit", "write", "web_search", "web_fetch"]
+    assert "web_fetch" in system_text(rpc.server, 0)
+
+    menu = Menu(client)
+    await menu.open()
+    await menu.choose("Tools: 6 of 9 on")
+    tools = await menu.choose("web_fetch ")
+    assert tools["options"][0].split() == ["read", "on", "core"]
+    assert tools["options"][5].split() == ["find", "off", "core"]
+    assert tools["options"][8].split() == ["web_fetch", "on", "builtin:web-tools"]
+    settings = rpc.agent_dir / "settings.json"
+    assert (await menu.notice())["message"] == (
+        f"web_fetch off from the next request, and for new sessions (tools.enabled in {settings})"
+    )
+    again = await menu.choose("grep ")  # the list shows the change; switch grep on too
+    assert again["options"][8].split() == ["web_fetch", "off", "builtin:web-tools"]
+    await menu.notice()
+    await menu.escape()  # the tool list
+    top = await menu.escape()  # the top: closes
+    assert top["options"][0] == "Tools: 6 of 9 on"
+    await menu.closed()
+
+    await client.prompt_and_wait("two")
+    assert offered(rpc.server, 1) == ["read", "bash", "edit", "write", "web_search", "grep"]
+    assert "web_fetch" not in system_text(rpc.server, 1)  # the prompt was rebuilt
+    assert json.loads(settings.read_text())["tools"]["enabled"] == {
+        "web_fetch": False,
+        "grep": True,
+    }
+    await client.close()
+
+    # A new session starts with the saved choice.
+    second = await start(rpc)
+    await second.prompt_and_wait("three")
+    assert offered(rpc.server, 2) == ["read", "bash", "edit", "write", "web_search", "grep"]

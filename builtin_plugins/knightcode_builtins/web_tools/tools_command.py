@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from knightcode import KnightcodeError
+
 from .config import (
     ToolsConfig,
     ToolsConfigError,
@@ -139,7 +141,11 @@ class _Menu:
     # --- labels -----------------------------------------------------------------------------
 
     def tools_label(self) -> str:
-        return "Tools"
+        agent = self.ctx.agent
+        if agent is None:
+            return "Tools"
+        tools = agent.available_tools()
+        return f"Tools: {sum(tool.active for tool in tools)} of {len(tools)} on"
 
     def config_labels(self, config: ToolsConfig | None) -> list[str]:
         """The Brave key and section lines; ``?`` values when the file is broken."""
@@ -158,8 +164,36 @@ class _Menu:
     # --- the tools --------------------------------------------------------------------------
 
     async def tools(self) -> None:
-        """Every tool with its origin and state; choosing one toggles it."""
-        self.ui.notify("the tool list needs the tool-set API (coming)", "warning")
+        """Every tool with its state and origin; choosing one switches it for this session (from
+        the next request) and makes that the default of new sessions (settings
+        ``tools.enabled``).
+        """
+        agent = self.ctx.agent
+        if agent is None:  # a command runs in a session; this is for safety only
+            self.ui.notify("no session is running: use 'knightcode tools enable/disable'", "error")
+            return
+        while True:
+            tools = agent.available_tools()
+            width = max(len(tool.name) for tool in tools)
+            options = [
+                f"{tool.name:<{width}}  {'on ' if tool.active else 'off'}  {tool.origin}"
+                for tool in tools
+            ]
+            choice = await self.ui.select("Tools · enter switches one on or off", options)
+            if choice is None:
+                return
+            tool = tools[options.index(choice)]
+            try:
+                agent.set_tool_enabled(tool.name, not tool.active, save=True)
+            except (ValueError, KnightcodeError) as exc:  # gone on a reload; settings unwritable
+                self.ui.notify(str(exc), "error")
+                continue
+            state = "off" if tool.active else "on"
+            self.ui.notify(
+                f"{tool.name} {state} from the next request, and for new sessions "
+                f"(tools.enabled in {self.ctx.agent_dir / 'settings.json'})",
+                "info",
+            )
 
     # --- the Brave key ----------------------------------------------------------------------
 
