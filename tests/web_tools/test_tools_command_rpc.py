@@ -11,34 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 import stat
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from knightcode.rpc import Client
 from knightcode.testing import ScriptedServer, text_reply
 from knightcode_builtins.web_tools.config import load_tools_config, tools_json_path
-from tests.rpc.conftest import MODEL, OTHER_MODEL, Rpc, write_models
+from tests.rpc.conftest import Rpc
 
 SECRET = "BSA-rpc-secret-5f4e3d2c1b"
 
 Record = dict[str, Any]
-
-
-@pytest.fixture
-async def rpc(agent_dir: Path, project_dir: Path) -> AsyncIterator[Rpc]:
-    with ScriptedServer(models=(MODEL, OTHER_MODEL)) as server:
-        write_models(agent_dir, server.base_url)
-        (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 10}}))
-        harness = Rpc(server, agent_dir, project_dir)
-        try:
-            yield harness
-        finally:
-            for client in harness.clients:
-                if client.process is not None and client.process.returncode is None:
-                    await client.close(timeout=10)
 
 
 class Menu:

@@ -2,11 +2,11 @@
 
 ::
 
-    Tools: 5 of 9 on                         -> every tool, its origin, on/off; enter toggles
-    Brave key: set (tools.json)              -> set (masked input) or clear
-    Scratchpad: inline 40000 · head 8000 …   -> edit a value
-    Gate: off · classifier none …            -> toggle, pick a classifier, edit the thresholds
-    Codemode: off · timeout 120 …            -> toggle, edit a value
+    Tools: 5 of 9 on                    -> every tool, on/off, origin; enter switches one
+    Brave key: set (tools.json)         -> set it (masked input) or clear it
+    Scratchpad: inlineChars 40000 · …   -> type a value
+    Gate: enabled off · classifier …    -> switch, pick a classifier, type a threshold
+    Codemode: enabled off · …           -> switch, type a value
 
 Esc goes back one level and closes the menu at the top. It uses only ``ctx.ui``, so it works
 wherever someone can answer: the terminal UI and an RPC client. A value is checked like the file
