@@ -102,6 +102,40 @@ async def session(
     return run
 
 
+@dataclass
+class Gated:
+    """Starts sessions with the gate set up in tools.json."""
+
+    build: Builder
+    monkeypatch: pytest.MonkeyPatch
+    agent_dir: Path
+    project: Path
+
+    async def start(
+        self,
+        classifier: Classifier | str,
+        thresholds: dict[str, float],
+        *,
+        url: str | None = None,
+        ui: ScriptedUI | None = None,
+        **more: Any,
+    ) -> Run:
+        """tools.json with the gate on (see :func:`gate_on`), then a session against ``url``
+        (default: the classifier's router)."""
+        gate_on(self.agent_dir, classifier, thresholds, **more)
+        if url is None:
+            assert isinstance(classifier, Classifier)
+            url = classifier.url
+        return await session(self.build, self.monkeypatch, url, ui)
+
+
+@pytest.fixture
+def gated(
+    build: Builder, monkeypatch: pytest.MonkeyPatch, agent_dir: Path, project_dir: Path
+) -> Gated:
+    return Gated(build, monkeypatch, agent_dir, project_dir)
+
+
 async def call(run: Run, tool: str, args: dict[str, Any], call_id: str = "c1") -> dict[str, Any]:
     """The model calls ``tool`` once; returns the tool result message."""
     run.server.add(tool_call_reply([tool_call(call_id, tool, args)]), text_reply("done"))
@@ -128,15 +162,10 @@ def victim(project: Path) -> Path:
 
 
 async def test_a_gated_bash_call_is_blocked_with_the_probabilities(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    project_dir: Path,
-    classifier: Classifier,
+    gated: Gated, classifier: Classifier
 ) -> None:
-    gate_on(agent_dir, classifier, ALWAYS_BLOCK)
-    precious = victim(project_dir)
-    run = await session(build, monkeypatch, classifier.url)
+    precious = victim(gated.project)
+    run = await gated.start(classifier, ALWAYS_BLOCK)
     result = await call(run, "bash", {"command": "rm -f victim.txt"})
     assert result["isError"] is True
     assert precious.exists()  # the command never ran
@@ -156,16 +185,9 @@ async def test_a_gated_bash_call_is_blocked_with_the_probabilities(
     assert entry["excerpt"] == "rm -f victim.txt" and entry["parts"] == 1
 
 
-async def test_a_gated_bash_call_is_allowed(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    project_dir: Path,
-    classifier: Classifier,
-) -> None:
-    gate_on(agent_dir, classifier, ALWAYS_ALLOW)
-    precious = victim(project_dir)
-    run = await session(build, monkeypatch, classifier.url)
+async def test_a_gated_bash_call_is_allowed(gated: Gated, classifier: Classifier) -> None:
+    precious = victim(gated.project)
+    run = await gated.start(classifier, ALWAYS_ALLOW)
     result = await call(run, "bash", {"command": "rm -f victim.txt"})
     assert result["isError"] is False
     assert not precious.exists()
@@ -176,13 +198,9 @@ async def test_a_gated_bash_call_is_allowed(
 
 
 async def test_a_call_no_pattern_matches_is_not_classified(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
+    gated: Gated, chat_classifier: Classifier
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_BLOCK)
-    run = await session(build, monkeypatch, chat_classifier.url)
+    run = await gated.start(chat_classifier, ALWAYS_BLOCK)
     result = await call(run, "bash", {"command": "ls -la"})  # reads only: no default pattern
     assert result["isError"] is False
     assert gate_entries(run) == []
@@ -190,17 +208,11 @@ async def test_a_call_no_pattern_matches_is_not_classified(
 
 @pytest.mark.parametrize("answer", [True, False])
 async def test_unsure_asks_the_user(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    project_dir: Path,
-    chat_classifier: Classifier,
-    answer: bool,
+    gated: Gated, chat_classifier: Classifier, answer: bool
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_ASK)
-    precious = victim(project_dir)
+    precious = victim(gated.project)
     ui = ScriptedUI(confirm(answer))
-    run = await session(build, monkeypatch, chat_classifier.url, ui)
+    run = await gated.start(chat_classifier, ALWAYS_ASK, ui=ui)
     result = await call(run, "bash", {"command": "rm -f victim.txt"})
     (dialog,) = ui.dialogs
     assert dialog.title == "Allow bash?"
@@ -226,16 +238,10 @@ async def test_unsure_asks_the_user(
 
 
 async def test_unsure_without_a_ui_is_blocked(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    project_dir: Path,
-    chat_classifier: Classifier,
-    capsys: pytest.CaptureFixture[str],
+    gated: Gated, chat_classifier: Classifier, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_ASK)
-    precious = victim(project_dir)
-    run = await session(build, monkeypatch, chat_classifier.url)  # JSON mode: headless
+    precious = victim(gated.project)
+    run = await gated.start(chat_classifier, ALWAYS_ASK)  # JSON mode: headless
     result = await call(run, "bash", {"command": "rm -f victim.txt"})
     assert result["isError"] is True and precious.exists()
     assert "nobody can be asked here (no UI: print or JSON mode)" in text(result)
@@ -244,13 +250,10 @@ async def test_unsure_without_a_ui_is_blocked(
     assert "warning: Gate blocked bash" in capsys.readouterr().err
 
 
-async def test_a_classifier_that_is_down_blocks_with_a_clear_reason(
-    build: Builder, monkeypatch: pytest.MonkeyPatch, agent_dir: Path, project_dir: Path
-) -> None:
+async def test_a_classifier_that_is_down_blocks_with_a_clear_reason(gated: Gated) -> None:
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    gate_on(agent_dir, "llama.cpp/tiny-chat", ALWAYS_ALLOW)
-    precious = victim(project_dir)
-    run = await session(build, monkeypatch, down)
+    precious = victim(gated.project)
+    run = await gated.start("llama.cpp/tiny-chat", ALWAYS_ALLOW, url=down)
     result = await call(run, "bash", {"command": "rm -f victim.txt"})
     assert result["isError"] is True and precious.exists()
     message = text(result)
@@ -267,32 +270,24 @@ async def test_a_classifier_that_is_down_blocks_with_a_clear_reason(
     assert run.failures == []  # a decision, not a plugin failure
 
 
-async def test_an_unknown_classifier_blocks(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-) -> None:
-    gate_on(agent_dir, "llama.cpp/no-such-model", ALWAYS_ALLOW)
-    run = await session(build, monkeypatch, chat_classifier.url)
+async def test_an_unknown_classifier_blocks(gated: Gated, chat_classifier: Classifier) -> None:
+    run = await gated.start("llama.cpp/no-such-model", ALWAYS_ALLOW, url=chat_classifier.url)
     result = await call(run, "bash", {"command": "rm -rf build"})
     assert result["isError"] is True
     assert "unknown classifier 'llama.cpp/no-such-model'" in text(result)
 
 
-async def test_a_broken_tools_json_blocks_every_call(
-    build: Builder, monkeypatch: pytest.MonkeyPatch, agent_dir: Path, project_dir: Path
-) -> None:
-    path = tools_json_path(agent_dir)
+async def test_a_broken_tools_json_blocks_every_call(gated: Gated) -> None:
+    path = tools_json_path(gated.agent_dir)
     path.write_text('{"gate": {"enabled": true,')
-    run = await session(build, monkeypatch, "http://127.0.0.1:9")
+    run = await session(gated.build, gated.monkeypatch, "http://127.0.0.1:9")
     result = await call(run, "read", {"path": "anything.txt"})
     assert result["isError"] is True
     assert text(result).startswith(f"{path}: invalid JSON at line 1")
     assert "cannot tell whether it is on, so it blocks every tool call" in text(result)
     # Fixed, the next call goes through: the file is read again when it changes.
     path.write_text('{"gate": {"enabled": false}}')
-    (project_dir / "anything.txt").write_text("hello")
+    (gated.project / "anything.txt").write_text("hello")
     result = await call(run, "read", {"path": "anything.txt"}, call_id="c2")
     assert result["isError"] is False and "hello" in text(result)
 
@@ -303,14 +298,9 @@ SECRET = "s3cr3tT0ken9f8e7d6c5b4a3"
 
 
 async def test_the_entry_has_the_probabilities_and_no_secret(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-    site: Site,
+    gated: Gated, chat_classifier: Classifier, site: Site
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_BLOCK)
-    run = await session(build, monkeypatch, chat_classifier.url)
+    run = await gated.start(chat_classifier, ALWAYS_BLOCK)
     url = site.url(f"/docs/frob?access_token={SECRET}&page=2")
     result = await call(run, "web_fetch", {"url": url})
     assert result["isError"] is True
@@ -340,14 +330,9 @@ async def test_the_entry_has_the_probabilities_and_no_secret(
 
 
 async def test_fetched_content_is_blocked_and_its_scratchpad_file_removed(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-    site: Site,
+    gated: Gated, chat_classifier: Classifier, site: Site
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_BLOCK, gate={"chunkChars": 500})
-    run = await session(build, monkeypatch, chat_classifier.url)
+    run = await gated.start(chat_classifier, ALWAYS_BLOCK, gate={"chunkChars": 500})
     result = await call(run, "web_fetch", {"url": site.url("/docs/frob")})
     assert len(site.requests) == 1  # fetched: no call pattern matches a plain URL
     assert result["isError"] is True
@@ -359,28 +344,22 @@ async def test_fetched_content_is_blocked_and_its_scratchpad_file_removed(
     assert "frobnicator" not in message  # nothing of the page reaches the model
     (entry,) = gate_entries(run)
     assert (entry["kind"], entry["decision"], entry["parts"]) == ("content", "block", 1)
-    scratchpad = run.agent.session.session_file
-    assert scratchpad is not None
-    pad = scratchpad.with_name(scratchpad.stem + ".scratchpad")
+    session_file = run.agent.session.session_file
+    assert session_file is not None
+    pad = session_file.with_name(session_file.stem + ".scratchpad")
     assert pad.is_dir() and list(pad.iterdir()) == []  # the page was spilled, then removed
-    assert entry["scratchpad"].startswith(f"Its scratchpad file {pad}/") and entry[
-        "scratchpad"
-    ].endswith(" was removed.")
-    assert result["details"]["gateScratchpad"] == entry["scratchpad"]
+    removal = entry["scratchpad"]
+    assert removal.startswith(f"Its scratchpad file {pad}/") and removal.endswith(" was removed.")
+    assert result["details"]["gateScratchpad"] == removal
     assert "scratchpad" not in result["details"]
     sent = run.sent(1)[-1]
     assert sent["role"] == "tool" and "frobnicator" not in sent["content"]
 
 
 async def test_fetched_content_is_allowed_in_chunks(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-    site: Site,
+    gated: Gated, chat_classifier: Classifier, site: Site
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_ALLOW, gate={"chunkChars": 100})
-    run = await session(build, monkeypatch, chat_classifier.url)
+    run = await gated.start(chat_classifier, ALWAYS_ALLOW, gate={"chunkChars": 100})
     result = await call(run, "web_fetch", {"url": site.url("/docs/frob")})
     assert result["isError"] is False
     path = Path(result["details"]["scratchpad"])
@@ -391,42 +370,29 @@ async def test_fetched_content_is_allowed_in_chunks(
 
 
 async def test_content_past_max_chars_is_withheld(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-    site: Site,
+    gated: Gated, chat_classifier: Classifier, site: Site
 ) -> None:
-    gate_on(agent_dir, chat_classifier, ALWAYS_ALLOW, gate={"maxChars": 150})
-    run = await session(build, monkeypatch, chat_classifier.url)
+    run = await gated.start(chat_classifier, ALWAYS_ALLOW, gate={"maxChars": 150})
     result = await call(run, "web_fetch", {"url": site.url("/long.txt")})
     assert result["isError"] is False
-    head = text(result)
     (entry,) = gate_entries(run)
     assert entry["withheldChars"] == entry["chars"] - 150 > 0
-    assert head.endswith(
+    assert text(result).endswith(
         f"[The web-tools gate checked the first 150 characters; the other "
         f"{entry['withheldChars']:,} were withheld (gate.maxChars).]"
     )
 
 
-async def test_web_search_results_are_judged_too(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    chat_classifier: Classifier,
-) -> None:
+async def test_web_search_results_are_judged_too(gated: Gated, chat_classifier: Classifier) -> None:
     from .test_search import KEY as BRAVE_KEY, FakeBrave
 
     with FakeBrave() as brave:
-        gate_on(
-            agent_dir,
+        run = await gated.start(
             chat_classifier,
             ALWAYS_BLOCK,
             braveApiKey=BRAVE_KEY,
             search={"baseUrl": brave.base_url},
         )
-        run = await session(build, monkeypatch, chat_classifier.url)
         result = await call(run, "web_search", {"query": "knightcode"})
     assert result["isError"] is True
     assert "web_search result was withheld" in text(result)
@@ -436,23 +402,11 @@ async def test_web_search_results_are_judged_too(
 # --- the gate off ----------------------------------------------------------------------------
 
 
-async def test_gate_off_asks_no_classifier(
-    build: Builder,
-    monkeypatch: pytest.MonkeyPatch,
-    agent_dir: Path,
-    project_dir: Path,
-    site: Site,
-) -> None:
+async def test_gate_off_asks_no_classifier(gated: Gated, site: Site) -> None:
     with ScriptedServer() as stand_in:  # records every request that reaches "the classifier"
-        write_tools_json(
-            tools_json_path(agent_dir),
-            {
-                "fetch": {"allowHosts": ["127.0.0.1"]},
-                "gate": {"enabled": False, "classifier": "llama.cpp/tiny-chat"},
-            },
-        )
-        precious = victim(project_dir)
-        run = await session(build, monkeypatch, stand_in.base_url)
+        gate_on(gated.agent_dir, "llama.cpp/tiny-chat", ALWAYS_BLOCK, gate={"enabled": False})
+        precious = victim(gated.project)
+        run = await session(gated.build, gated.monkeypatch, stand_in.base_url)
         result = await call(run, "bash", {"command": "rm -f victim.txt"})
         assert result["isError"] is False and not precious.exists()
         result = await call(run, "web_fetch", {"url": site.url("/docs/frob?q=1")}, "c2")
@@ -460,7 +414,7 @@ async def test_gate_off_asks_no_classifier(
         assert stand_in.requests == []
         assert gate_entries(run) == []
         # The control: switched on, the same call reaches the stand-in (and fails closed).
-        gate_on(agent_dir, "llama.cpp/tiny-chat", ALWAYS_ALLOW)
+        gate_on(gated.agent_dir, "llama.cpp/tiny-chat", ALWAYS_ALLOW)
         result = await call(run, "bash", {"command": "rm -f other.txt"}, "c3")
         assert result["isError"] is True and stand_in.requests != []
 

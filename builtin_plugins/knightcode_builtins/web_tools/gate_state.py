@@ -29,11 +29,12 @@ class GateUnreadable(ToolsConfigError):
 
 @dataclass(frozen=True)
 class _Seen:
+    path: str
     signature: tuple[int, int, int, int] | None  # mtime_ns, ctime_ns, size, inode; None: no file
     gate: GateConfig | GateUnreadable | None
 
 
-_cache: dict[Path, _Seen] = {}
+_cache: dict[Path, _Seen] = {}  # by agent directory
 
 
 def gate_of(agent_dir: Path) -> GateConfig | None:
@@ -43,7 +44,8 @@ def gate_of(agent_dir: Path) -> GateConfig | None:
     :raises GateUnreadable: tools.json is broken where the gate is concerned (the message names
         the file and the key, and says that tool calls are blocked until it is fixed)
     """
-    path = agent_dir / FILE_NAME
+    seen = _cache.get(agent_dir)
+    path = seen.path if seen is not None else os.path.join(agent_dir, FILE_NAME)
     try:
         info = os.stat(path)
         signature: tuple[int, int, int, int] | None = (
@@ -54,10 +56,9 @@ def gate_of(agent_dir: Path) -> GateConfig | None:
         )
     except OSError:
         signature = None
-    seen = _cache.get(path)
     if seen is None or seen.signature != signature:
-        seen = _Seen(signature, _read(path) if signature is not None else None)
-        _cache[path] = seen
+        gate = _read(Path(path)) if signature is not None else None
+        seen = _cache[agent_dir] = _Seen(path, signature, gate)
     if isinstance(seen.gate, GateUnreadable):
         raise seen.gate
     return seen.gate
