@@ -67,7 +67,7 @@ def tool_result(
     details: object,
     is_error: bool,
     ctx: HookContext,
-) -> Awaitable[ToolResultPatch | None] | ToolResultPatch | None:
+) -> Awaitable[ToolResultPatch | None] | None:
     """The classifier gate on the text of web results, before it enters the context."""
     from knightcode_builtins.web_tools.gate_state import GateUnreadable, gate_of
 
@@ -76,12 +76,12 @@ def tool_result(
     try:
         gate = gate_of(ctx.agent_dir)
     except GateUnreadable as exc:  # a raise here would be reported and the content let through
-        from knightcode_builtins.web_tools.gate import blocked_result
+        from knightcode_builtins.web_tools.gate import block_result
         from knightcode_builtins.web_tools.gate_config import DEFAULT_CONTENT_TOOLS
 
         if tool_name not in DEFAULT_CONTENT_TOOLS:
             return None
-        return blocked_result(tool_name, str(exc), details, None)
+        return block_result(tool_name, str(exc), details, ctx)
     if gate is None or tool_name not in gate.content.tools:
         return None
     from knightcode_builtins.web_tools.gate import check_result

@@ -28,7 +28,7 @@ from .redact import excerpt
 if TYPE_CHECKING:
     from knightcode import Block, HookContext, ToolResultContent, ToolResultPatch
 
-__all__ = ["blocked_call", "blocked_result", "check_call", "check_result"]
+__all__ = ["block_result", "blocked_call", "check_call", "check_result"]
 
 _SUBJECT_KEYS = ("command", "url", "query", "path")
 
@@ -122,7 +122,7 @@ async def check_result(
     if not judged.allowed:
         removed = await _remove_scratchpad(ctx, details)
         report(ctx, gate, subject, questions, judged, {**sizes, "scratchpad": removed})
-        return blocked_result(tool_name, judged.reason, details, removed)
+        return _blocked_result(tool_name, judged.reason, details, removed)
     report(ctx, gate, subject, questions, judged, sizes)
     if not withheld:
         return None
@@ -134,7 +134,17 @@ async def check_result(
     return ToolResultPatch(content=[{"type": "text", "text": checked + note}, *images])
 
 
-def blocked_result(
+async def block_result(
+    tool_name: str, reason: str, details: object, ctx: HookContext
+) -> ToolResultPatch:
+    """Block a result without judging it (tools.json is unreadable): its scratchpad file goes
+    too.
+    """
+    removed = await _remove_scratchpad(ctx, details)
+    return _blocked_result(tool_name, reason, details, removed)
+
+
+def _blocked_result(
     tool_name: str, reason: str, details: object, removed: str | None
 ) -> ToolResultPatch:
     """The error a blocked result becomes: the reason, and the old details without the

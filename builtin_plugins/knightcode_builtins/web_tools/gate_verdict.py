@@ -268,8 +268,11 @@ async def _decide(
 
 def _failure_reason(gate: GateConfig, why: str) -> str:
     name = gate.classifier or "(none)"
+    if "context" in why:  # the classifier's context is too small for the text
+        fix = "lower gate.chunkChars in tools.json, or give the classifier a larger context"
+    else:
+        fix = "load the classifier (e.g. /llama) or fix gate.classifier in tools.json"
     return (
-        f"the classifier {name} could not answer: {why}. The gate fails closed. Load the "
-        "classifier (e.g. /llama), fix gate.classifier in tools.json, or set gate.enabled "
-        "to false"
+        f"the classifier {name} could not answer: {why}. The gate fails closed: {fix}, or set "
+        "gate.enabled to false"
     )
