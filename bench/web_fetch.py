@@ -5,10 +5,11 @@
   ``html_to_markdown`` (trafilatura, markdown output): the first call (imports included) and the
   median of the next ones.
 * **Fetch overhead.** A loopback stdlib HTTP server serves a 100 KB text body. Timed in
-  alternation: a bare ``httpx.AsyncClient(trust_env=False).get`` (a new client per request,
-  as ``fetch`` makes one), ``fetch()`` (the guard's resolution, the pinned connection,
-  redirects by hand, the capped streaming read) and the whole ``web_fetch`` tool (plus
-  rendering and the result).
+  alternation: a bare ``httpx.AsyncClient(trust_env=False).get`` with a new client per request
+  (which builds a TLS context each time), the same GET on one client kept open (the floor, and
+  the baseline of the overheads printed), ``fetch()`` (a client per call sharing one TLS
+  context, the guard's resolution, the pinned connection, redirects by hand, the capped
+  streaming read) and the whole ``web_fetch`` tool (plus rendering and the result).
 
 Run: ``python -m bench.web_fetch [--runs N]``
 """
@@ -128,6 +129,12 @@ async def bench_overhead(runs: int) -> None:
                 response = await client.get(url)
                 assert len(response.content) == len(BODY)
 
+        reused = httpx.AsyncClient(trust_env=False)
+
+        async def bare_reused() -> None:
+            response = await reused.get(url)
+            assert len(response.content) == len(BODY)
+
         async def fetched() -> None:
             result = await fetch(url, settings)
             assert len(result.body) == len(BODY)
@@ -137,6 +144,7 @@ async def bench_overhead(runs: int) -> None:
 
         cases: dict[str, Callable[[], Awaitable[None]]] = {
             "bare httpx GET": bare,
+            "bare, one client": bare_reused,
             "fetch()": fetched,
             "web_fetch tool": whole_tool,
         }
@@ -147,13 +155,14 @@ async def bench_overhead(runs: int) -> None:
                 await case()
                 if index >= 3:
                     samples[name].append((time.perf_counter() - started) * 1000)
+        await reused.aclose()
     server.shutdown()
     server.server_close()
-    base = statistics.median(samples["bare httpx GET"])
+    base = statistics.median(samples["bare, one client"])
     print(f"loopback GET of a {len(BODY) / 1024:.0f} KB text body, median of {runs}:")
     for name, values in samples.items():
         median = statistics.median(values)
-        print(f"  {name:16s} {median:7.2f} ms  (+{median - base:.2f} ms)")
+        print(f"  {name:16s} {median:7.2f} ms  ({median - base:+.2f} ms)")
 
 
 def main() -> None:

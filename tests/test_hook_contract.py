@@ -20,6 +20,7 @@ import asyncio
 import base64
 import functools
 import inspect
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -280,6 +281,13 @@ async def drive_every_hook(run: Run, project: Path, recorder: Recorder) -> None:
         "branch_summary",
         "label",
     }
+    # Fired by the interactive session picker only (tests/interactive/test_e2e_web_tools.py
+    # deletes a session there): fired here with a deleted copy of the first file.
+    doomed = first_file.with_name("doomed.jsonl")
+    doomed.write_bytes(first_file.read_bytes())
+    header = json.loads(doomed.read_text(encoding="utf-8").split("\n", 1)[0])
+    doomed.unlink()
+    await run.host.hooks.session_delete(session_file=doomed, header=header)
     # Not fired by the kernel yet (see NOT_FIRED_BY_THE_KERNEL): fired here directly.
     assert await run.host.hooks.resources_discover(cwd=project, reason="startup") == []
 

@@ -30,6 +30,7 @@ EXPECTED: dict[str, dict[str, tuple[tuple[str, ...], Rule, str | None]]] = {
     },
     "Session lifecycle hooks": {
         "session_start": (("reason", "previous_session_file", "ctx"), Rule.NOTIFY, None),
+        "session_delete": (("session_file", "header", "ctx"), Rule.NOTIFY, None),
         "session_shutdown": (("reason", "target_session_file", "ctx"), Rule.NOTIFY, None),
         "session_before_switch": (
             ("reason", "target_session_file", "ctx"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         AbortSignal as AbortSignal,
     )
     from knightcode._agent.retry import RetrySettings as RetrySettings
+    from knightcode._agent.tool_set import ToolInfo as ToolInfo
     from knightcode._config.compaction_settings import CompactionSettings as CompactionSettings
     from knightcode._config.loading import Settings as Settings
     from knightcode._errors import (
@@ -382,6 +383,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "knightcode._config.loading": ("Settings",),
     "knightcode._config.compaction_settings": ("CompactionSettings",),
     "knightcode._agent.retry": ("RetrySettings",),
+    "knightcode._agent.tool_set": ("ToolInfo",),
     "knightcode._types.messages": (
         "THINKING_LEVELS",
         "AgentMessage",

@@ -46,7 +46,12 @@ if TYPE_CHECKING:
         TreeNavigationOptions,
     )
     from knightcode._tools.backend import ExecutionBackend
-    from knightcode._types.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
+    from knightcode._types.entries import (
+        BranchSummaryEntry,
+        CompactionEntry,
+        SessionEntry,
+        SessionHeader,
+    )
     from knightcode._types.events import CompactionReason
     from knightcode._types.messages import (
         AgentMessage,
@@ -230,6 +235,24 @@ def session_start(
     :param reason: ``"startup"``, ``"reload"``, ``"new"``, ``"resume"`` or ``"fork"``
     :param previous_session_file: the session file that was current before (for ``new``,
         ``resume`` and ``fork``), or None
+    :param ctx: the hook context
+    :returns: Ignored.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@combine(Rule.NOTIFY)
+def session_delete(session_file: Path, header: SessionHeader | None, ctx: HookContext) -> None:
+    """A session file was deleted (from the ``/resume`` picker); it is not the current session.
+
+    Remove what your plugin kept for that session (files named after its id, a cache). The
+    header comes from the deleted file, which anyone could have written: check values such as
+    ``header["id"]`` and ``header["cwd"]`` before building paths from them.
+
+    :param session_file: the path the file had
+    :param header: its first line, read before it was deleted (None when unreadable)
     :param ctx: the hook context
     :returns: Ignored.
 

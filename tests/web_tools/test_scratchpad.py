@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from knightcode import ToolContext
@@ -10,6 +11,9 @@ from knightcode_builtins.web_tools.scratchpad import (
     default_scratchpad_dir,
     head_of,
     keep_or_spill,
+    remove_scratchpads,
+    session_scratchpads,
+    workspace_ignore_file,
 )
 
 
@@ -55,3 +59,55 @@ def test_head_cuts_at_a_line_end() -> None:
 def test_default_directory_without_a_session(tmp_path: Path) -> None:
     ctx = ToolContext.local(tmp_path)
     assert default_scratchpad_dir(ctx).endswith("knightcode-scratchpad/no-session")
+
+
+def test_a_sessions_scratchpads_are_found_from_its_file_id_and_project(tmp_path: Path) -> None:
+    session_file = tmp_path / "sessions" / "2026_abc.jsonl"
+    found = session_scratchpads(session_file, "0193-abc", str(tmp_path / "project"))
+    assert found == [
+        tmp_path / "sessions" / "2026_abc.scratchpad",
+        tmp_path / "project" / ".knightcode" / "scratchpad" / "0193-abc",
+    ]
+    # In memory (--no-session): the temporary one too.
+    assert session_scratchpads(None, "0193-abc", "/p")[0] == (
+        Path(tempfile.gettempdir()) / "knightcode-scratchpad" / "0193-abc"
+    )
+
+
+def test_values_from_a_hostile_session_file_build_no_path(tmp_path: Path) -> None:
+    session_file = tmp_path / "s.jsonl"
+    beside = [tmp_path / "s.scratchpad"]
+    for bad_id in ("../../etc", "a/b", "", ".hidden", None, 42):
+        assert session_scratchpads(session_file, bad_id, str(tmp_path)) == beside
+    assert session_scratchpads(session_file, "ok-id", "relative/path") == beside
+    assert session_scratchpads(session_file, "ok-id", ["/"]) == beside
+
+
+def test_removal_skips_links_and_missing_directories(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "sub" / "page.md").write_text("x")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("keep")
+    link = tmp_path / "link"
+    link.symlink_to(precious)
+    assert remove_scratchpads([real, link, tmp_path / "missing"]) == [real]
+    assert not real.exists()
+    assert (precious / "keep.txt").read_text() == "keep"
+
+
+async def test_a_workspace_scratchpad_is_ignored_by_git(tmp_path: Path) -> None:
+    ctx = ToolContext.local(tmp_path)
+    ignore = tmp_path / ".knightcode" / "scratchpad" / ".gitignore"
+    settings = ScratchpadSettings(inline_chars=10, head_chars=5)
+    await keep_or_spill(
+        "x" * 100,
+        label="page",
+        backend=ctx.backend,
+        directory=str(ignore.parent / "session-id"),
+        settings=settings,
+        ignore_file=str(ignore),
+    )
+    assert ignore.read_text() == "*\n"
+    assert workspace_ignore_file(ctx) is None  # no sandbox: the scratchpad is not in the project

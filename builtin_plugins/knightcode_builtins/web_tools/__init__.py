@@ -20,12 +20,13 @@ definitions are built when tools are registered, and httpx is imported on the fi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knightcode import hookimpl
 
 if TYPE_CHECKING:
-    from knightcode import Block, HookContext, ToolResultContent, ToolResultPatch
+    from knightcode import Block, HookContext, SessionHeader, ToolResultContent, ToolResultPatch
 
 __all__: list[str] = []
 
@@ -39,6 +40,35 @@ def register_tools(register: Callable[..., None]) -> None:
 
     register(web_search_definition())
     register(web_fetch_tool(fetch_settings_for))
+
+
+# --- the scratchpad goes with its session -------------------------------------------------------
+
+
+@hookimpl
+def session_delete(session_file: Path, header: SessionHeader | None, ctx: HookContext) -> None:
+    """A deleted session's scratchpads: beside its file, and in its project (sandbox)."""
+    from knightcode_builtins.web_tools.scratchpad import remove_scratchpads, session_scratchpads
+
+    session_id = header.get("id") if header is not None else None
+    cwd = header.get("cwd") if header is not None else None
+    remove_scratchpads(session_scratchpads(session_file, session_id, cwd))
+
+
+@hookimpl
+def session_shutdown(reason: str, target_session_file: Path | None, ctx: HookContext) -> None:
+    """A session kept only in memory (``--no-session``) cannot be resumed: its scratchpad is
+    of no use once it is left. A saved session keeps its scratchpad until it is deleted.
+    """
+    session = ctx.session
+    if reason == "reload" or session is None or session.session_file is not None:
+        return  # a reload goes on with the same session
+    from knightcode_builtins.web_tools.scratchpad import remove_scratchpads, session_scratchpads
+
+    remove_scratchpads(session_scratchpads(None, session.session_id, str(ctx.cwd)))
+
+
+# --- the classifier gate ---------------------------------------------------------------------
 
 
 @hookimpl

@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING
 
 from knightcode import __version__
 
-from .scratchpad import ScratchpadSettings, default_scratchpad_dir, format_size, keep_or_spill
+from .scratchpad import (
+    ScratchpadSettings,
+    default_scratchpad_dir,
+    format_size,
+    keep_or_spill,
+    workspace_ignore_file,
+)
+from .tls import tls_context
 
 if TYPE_CHECKING:
     import httpx
@@ -258,7 +265,11 @@ async def fetch(url: str, settings: FetchSettings, *, signal: AbortSignal | None
 
     async def run() -> Fetched:
         async with httpx.AsyncClient(
-            timeout=timeout, headers=headers, follow_redirects=False, trust_env=False
+            timeout=timeout,
+            headers=headers,
+            follow_redirects=False,
+            trust_env=False,
+            verify=tls_context(),
         ) as client:
             async with asyncio.timeout(settings.total_timeout):
                 return await _fetch_chain(client, url, settings)
@@ -372,8 +383,9 @@ async def web_fetch(
     fetched = await fetch(url, settings, signal=ctx.signal)
     if fetched.status >= 400:
         detail = ""
-        with contextlib.suppress(FetchError):
-            detail = render(fetched, settings, raw=raw).text.strip()[:500]
+        with contextlib.suppress(FetchError):  # an error page is extracted off the loop too
+            shown = await ctx.signal.guard(asyncio.to_thread(render, fetched, settings, raw=raw))
+            detail = shown.text.strip()[:500]
         raise FetchError(
             f"HTTP {fetched.status} {fetched.reason} for {fetched.final_url}"
             + (f"\n{detail}" if detail else "")
@@ -410,7 +422,8 @@ async def web_fetch(
             f"[The body was cut at the {format_size(settings.max_bytes)} cap; the rest was "
             "not downloaded.]\n"
         )
-    directory = settings.scratchpad.directory or default_scratchpad_dir(ctx)
+    configured = settings.scratchpad.directory
+    directory = configured or default_scratchpad_dir(ctx)
     spilled = await ctx.signal.guard(
         keep_or_spill(
             text,
@@ -418,6 +431,7 @@ async def web_fetch(
             backend=ctx.backend,
             directory=directory,
             settings=settings.scratchpad,
+            ignore_file=None if configured else workspace_ignore_file(ctx),
         )
     )
     details["chars"] = len(text)

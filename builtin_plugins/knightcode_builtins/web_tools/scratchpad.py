@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -24,10 +25,14 @@ if TYPE_CHECKING:
 __all__ = [
     "ScratchpadSettings",
     "Spilled",
+    "beside_session_file",
     "default_scratchpad_dir",
     "format_size",
     "head_of",
     "keep_or_spill",
+    "remove_scratchpads",
+    "session_scratchpads",
+    "workspace_ignore_file",
 ]
 
 _SLUG_CHARS = re.compile(r"[^A-Za-z0-9._-]+")  # file-name safety, not HTML parsing
@@ -67,6 +72,12 @@ class _Mapped(Protocol):
         ...
 
 
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")  # what session ids look like
+_TEMP_ROOT = "knightcode-scratchpad"
+WORKSPACE_ROOT = (".knightcode", "scratchpad")
+"""Under a sandbox: ``<workspace>/.knightcode/scratchpad/<session id>``."""
+
+
 def default_scratchpad_dir(ctx: ToolContext) -> str:
     """The session's scratchpad directory, as ``ctx.backend`` names it.
 
@@ -77,11 +88,56 @@ def default_scratchpad_dir(ctx: ToolContext) -> str:
     session = ctx.context.session if ctx.context is not None else None
     session_id = session.session_id if session is not None else "no-session"
     if isinstance(ctx.backend, _Mapped):
-        return str(PurePosixPath(str(ctx.cwd)) / ".knightcode" / "scratchpad" / session_id)
+        return str(PurePosixPath(str(ctx.cwd)).joinpath(*WORKSPACE_ROOT, session_id))
     session_file = session.session_file if session is not None else None
     if session_file is not None:
-        return str(session_file.with_name(session_file.stem + ".scratchpad"))
-    return str(PurePosixPath(tempfile.gettempdir()) / "knightcode-scratchpad" / session_id)
+        return str(beside_session_file(session_file))
+    return str(PurePosixPath(tempfile.gettempdir()) / _TEMP_ROOT / session_id)
+
+
+def beside_session_file(session_file: Path) -> Path:
+    """The scratchpad of a saved session without a sandbox: ``<file stem>.scratchpad``."""
+    return session_file.with_name(session_file.stem + ".scratchpad")
+
+
+def workspace_ignore_file(ctx: ToolContext) -> str | None:
+    """Under a sandbox, the ``.gitignore`` that keeps the workspace's scratchpads out of git
+    (they live in the project); None otherwise.
+    """
+    if not isinstance(ctx.backend, _Mapped):
+        return None
+    return str(PurePosixPath(str(ctx.cwd)).joinpath(*WORKSPACE_ROOT, ".gitignore"))
+
+
+def session_scratchpads(session_file: Path | None, session_id: object, cwd: object) -> list[Path]:
+    """Every host directory a session's default scratchpad can be in, for removal with the
+    session. ``session_id`` and ``cwd`` may come from a session file anyone could have written:
+    an id that is not a plain id, or a ``cwd`` that is not an absolute path, yields nothing
+    built from it (no ``../`` can reach outside the scratchpad roots).
+    """
+    found: list[Path] = []
+    if session_file is not None:
+        found.append(beside_session_file(session_file))
+    if isinstance(session_id, str) and _SAFE_ID.fullmatch(session_id):
+        if session_file is None:
+            found.append(Path(tempfile.gettempdir()) / _TEMP_ROOT / session_id)
+        if isinstance(cwd, str) and Path(cwd).is_absolute():
+            found.append(Path(cwd).joinpath(*WORKSPACE_ROOT, session_id))
+    return found
+
+
+def remove_scratchpads(directories: list[Path]) -> list[Path]:
+    """Remove the directories that exist (not following a link in their place); returns the
+    ones removed. A failure to remove one is left alone: it is a cache, not the session.
+    """
+    removed: list[Path] = []
+    for directory in directories:
+        if directory.is_symlink() or not directory.is_dir():
+            continue
+        shutil.rmtree(directory, ignore_errors=True)
+        if not directory.exists():
+            removed.append(directory)
+    return removed
 
 
 def format_size(size: int) -> str:
@@ -118,10 +174,13 @@ async def keep_or_spill(
     directory: str,
     settings: ScratchpadSettings,
     suffix: str = ".md",
+    ignore_file: str | None = None,
 ) -> Spilled | None:
     """Save ``text`` whole to the scratchpad when it is too long for the context.
 
     :param label: names the file (a URL, say)
+    :param ignore_file: a ``.gitignore`` to write (``*``) with the file, for a scratchpad
+        inside the project
     :returns: None when ``text`` fits ``settings.inline_chars`` (nothing is written), else the
         head for the context and the saved file
     """
@@ -130,6 +189,8 @@ async def keep_or_spill(
     data = text.encode("utf-8")
     path = str(PurePosixPath(directory) / _file_name(label, text, suffix))
     await backend.write_file(path, data)
+    if ignore_file is not None:
+        await backend.write_file(ignore_file, b"*\n")
     head = head_of(text, settings.head_chars)
     note = (
         f"\n\n[Showing the first {len(head):,} of {len(text):,} characters "

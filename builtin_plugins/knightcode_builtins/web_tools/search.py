@@ -31,6 +31,7 @@ from knightcode import ToolDefinition, __version__
 
 from .config import SAFE_SEARCH, SearchConfig, ToolsConfigError, load_tools_config
 from .settings import agent_dir_of
+from .tls import tls_context
 
 if TYPE_CHECKING:
     import httpx
@@ -201,7 +202,9 @@ async def brave_search(
         "User-Agent": USER_AGENT,
     }
     url = f"{config.base_url}/web/search"
-    async with httpx.AsyncClient(timeout=config.timeout, transport=transport) as client:
+    async with httpx.AsyncClient(
+        timeout=config.timeout, transport=transport, verify=tls_context()
+    ) as client:
         attempt = 0
         while True:
             try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -21,6 +21,7 @@ from knightcode._abort import AbortSignal
 from knightcode._agent.hook_bridge import HookBridge
 from knightcode._agent.queues import MessageQueues, Mode
 from knightcode._agent.retry import RetrySettings, last_assistant
+from knightcode._agent.tool_set import PromptBuilder, ToolInfo, ToolSet
 from knightcode._errors import KnightcodeError
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class AgentSessionOptions:
     :param auto_compaction: whether automatic compaction starts on
     :param shell_path: settings ``shellPath``
     :param shell_command_prefix: settings ``shellCommandPrefix``
+    :param tool_set: every available tool and the active ones (start-up builds it so plugins
+        can change the set); None: exactly ``tools`` with ``system_prompt``, fixed
     """
 
     cwd: Path
@@ -112,6 +115,7 @@ class AgentSessionOptions:
     auto_compaction: bool = True
     shell_path: str | None = None
     shell_command_prefix: str | None = None
+    tool_set: ToolSet | None = None
 
 
 class AgentSession:
@@ -122,8 +126,9 @@ class AgentSession:
         self._session = options.session
         self._model = options.model
         self._thinking_level: ThinkingLevel = options.thinking_level
-        self._tools = options.tools
-        self._system_prompt = options.system_prompt
+        self._tool_set = options.tool_set or ToolSet(
+            options.tools, {}, options.tools, options.system_prompt
+        )
         self._retry = options.retry
         self._auto_compaction = options.auto_compaction
         context = options.context or self._session.build_context()
@@ -180,12 +185,50 @@ class AgentSession:
     @property
     def tools(self) -> dict[str, ToolDefinition]:
         """The active tools by name."""
-        return self._tools
+        return self._tool_set.active
+
+    @property
+    def tool_set(self) -> ToolSet:
+        """Every available tool and the active ones."""
+        return self._tool_set
+
+    @property
+    def active_tools(self) -> list[str]:
+        """The names of the tools the model is offered."""
+        return list(self._tool_set.active)
+
+    def available_tools(self) -> list[ToolInfo]:
+        """Every tool this session could offer, with its origin and whether it is active."""
+        return self._tool_set.describe()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Offer exactly ``names`` from the next model request on (a run in progress keeps its
+        tools); the system prompt is rebuilt to list them.
+
+        :raises ValueError: a name is not an available tool (nothing changes)
+        """
+        self._tool_set.set_active(names)
+
+    def set_tool_enabled(self, name: str, enabled: bool, *, save: bool = False) -> None:
+        """Switch one tool on or off from the next request on.
+
+        :param save: also make it the default of new sessions (user settings
+            ``tools.enabled``)
+        :raises ValueError: ``name`` is not an available tool
+        """
+        active = [tool for tool in self._tool_set.active if tool != name]
+        self._tool_set.set_active([*active, name] if enabled else active)
+        if save:
+            from knightcode._config.edit_settings import set_setting
+            from knightcode._config.loading import SETTINGS_FILENAME
+
+            path = self.options.agent_dir / SETTINGS_FILENAME
+            set_setting(path, f"tools.enabled.{name}", enabled)
 
     @property
     def system_prompt(self) -> str:
         """The assembled system prompt (``before_agent_start`` may change it per run)."""
-        return self._system_prompt
+        return self._tool_set.system_prompt
 
     @property
     def retry(self) -> RetrySettings:
@@ -217,10 +260,18 @@ class AgentSession:
         """
         return self._auto_compaction
 
-    def reconfigure(self, tools: dict[str, ToolDefinition], system_prompt: str) -> None:
-        """New tools and system prompt after a reload (``/reload``); used from the next run on."""
-        self._tools = tools
-        self._system_prompt = system_prompt
+    def reconfigure(
+        self,
+        available: Mapping[str, ToolDefinition],
+        origins: Mapping[str, str],
+        defaults: Sequence[str],
+        build_prompt: PromptBuilder | None,
+        system_prompt: str | None = None,
+    ) -> None:
+        """New tools and system prompt after a reload (``/reload``), used from the next run on;
+        tools switched on or off during the session stay so.
+        """
+        self._tool_set.replace(available, origins, defaults, build_prompt, system_prompt)
 
     def set_auto_compaction(self, enabled: bool) -> None:
         """Switch automatic compaction on or off."""

@@ -114,6 +114,9 @@ class ToolsSection(Section):
     outside_workspace = Field(
         "outsideWorkspace", Checked[OutsideWorkspace](_one_of(OutsideWorkspace)), "allow"
     )
+    enabled = Field("enabled", MapOf(FLAG), factory=dict)
+    """Tool name -> on/off for new sessions, over ``defaultTools`` and the plugin tools'
+    default (on); ``--tools`` wins. Written by ``/tools`` and ``knightcode tools enable``."""
 
 
 class MarkdownSection(Section):

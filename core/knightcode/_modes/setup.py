@@ -101,22 +101,49 @@ async def choose_model(
     return chosen
 
 
+def available_tools(
+    host: PluginHost | None,
+) -> tuple[dict[str, ToolDefinition], dict[str, str]]:
+    """Every tool a session here could offer (built-ins, then plugin tools; a plugin tool named
+    like a built-in replaces it) and the plugin each plugin tool comes from.
+    """
+    from knightcode._tools import create_builtin_tools
+
+    every: dict[str, ToolDefinition] = dict(create_builtin_tools())
+    origins: dict[str, str] = {}
+    for item in host.registrations.tools if host else ():
+        every[item.definition.name] = item.definition
+        origins[item.definition.name] = item.owner
+    return every, origins
+
+
 def choose_tools(
     request: RunRequest, host: PluginHost | None, settings: Settings
 ) -> dict[str, ToolDefinition]:
     """The active tools: ``--tools`` is an allow-list over built-in and plugin tools; otherwise
-    the default built-ins (settings ``defaultTools``) plus every plugin tool. A plugin tool named
-    like a built-in replaces it.
+    the default built-ins (settings ``defaultTools``) plus every plugin tool, then settings
+    ``tools.enabled`` switches single tools on or off (names of tools that are not there, say
+    of a plugin switched off, are ignored). A plugin tool named like a built-in replaces it.
     """
-    from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, create_builtin_tools
+    every, origins = available_tools(host)
+    return {name: every[name] for name in active_tool_names(request, every, origins, settings)}
 
-    every: dict[str, ToolDefinition] = dict(create_builtin_tools())
-    plugin_tools = (
-        {item.definition.name: item.definition for item in host.registrations.tools} if host else {}
-    )
-    every.update(plugin_tools)
+
+def active_tool_names(
+    request: RunRequest,
+    every: dict[str, ToolDefinition],
+    origins: dict[str, str],
+    settings: Settings,
+) -> list[str]:
+    """The names :func:`choose_tools` activates, out of :func:`available_tools`' result.
+
+    :raises UsageError: ``--tools`` names a tool that is not there
+    :raises ConfigError: settings ``defaultTools`` names a tool that is not a built-in
+    """
+    from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
+
     if request.no_tools:
-        return {}
+        return []
     if request.tools is not None:
         unknown = [name for name in request.tools if name not in every]
         if unknown:
@@ -124,7 +151,7 @@ def choose_tools(
                 f"--tools: unknown tool {', '.join(map(repr, unknown))}; "
                 f"available: {', '.join(sorted(every))}"
             )
-        return {name: every[name] for name in request.tools}
+        return list(request.tools)
     builtins: list[str] = (
         []
         if request.no_builtin_tools
@@ -136,15 +163,20 @@ def choose_tools(
             f"settings defaultTools: unknown tool {', '.join(map(repr, unknown))}; "
             f"built-in tools: {', '.join(BUILTIN_TOOL_NAMES)}"
         )
-    active = {name: every[name] for name in builtins}
-    active.update(
-        {
-            name: tool
-            for name, tool in plugin_tools.items()
-            if name not in BUILTIN_TOOL_NAMES or name in builtins
-        }
-    )
-    return active
+    names = list(builtins)
+    names += [
+        name
+        for name in origins
+        if (name not in BUILTIN_TOOL_NAMES or name in builtins) and name not in names
+    ]
+    for name, enabled in settings.model.tools.enabled.items():
+        if name not in every:
+            continue
+        if enabled and name not in names:
+            names.append(name)
+        elif not enabled and name in names:
+            names.remove(name)
+    return names
 
 
 def system_prompt(
@@ -176,6 +208,20 @@ def system_prompt(
     )
 
 
+def prompt_builder(
+    request: RunRequest, cwd: Path, agent_dir: Path, trusted: bool, backend: ExecutionBackend
+) -> Callable[[dict[str, ToolDefinition]], str]:
+    """Builds the system prompt again for another set of active tools (``set_active_tools``);
+    the warnings about skipped context files were reported at start and are not repeated.
+    """
+
+    def build(tools: dict[str, ToolDefinition]) -> str:
+        prompt = system_prompt(request, cwd, agent_dir, trusted, tools, [])
+        return with_agent_cwd(prompt, backend, cwd)
+
+    return build
+
+
 def placeholder_model() -> Model:
     """The model of an interactive session that has none yet: the UI opens anyway and says how
     to get one (``/login``, ``/model``, ``/llama``); nothing is ever sent to it.
@@ -198,6 +244,7 @@ async def build_agent(
     """
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
+    from knightcode._agent.tool_set import ToolSet
     from knightcode._llm.registry import ModelRegistry
 
     assert host.options is not None and host.context is not None
@@ -226,13 +273,22 @@ async def build_agent(
         if not allow_no_model or request.model:
             raise
         model = placeholder_model()
-    tools = choose_tools(request, host, settings)
+    every, origins = available_tools(host)
+    # Decided before the backend starts: a wrong --tools must not cost a sandbox start.
+    names = active_tool_names(request, every, origins, settings)
     backend = await choose_backend(host, settings, cwd)
     recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
     thinking = (
         request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
     )
     retry = model_settings.retry
+    build_prompt = prompt_builder(request, cwd, agent_dir, plan.trust.trusted, backend)
+    tools = {name: every[name] for name in names}
+    prompt = with_agent_cwd(
+        system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings),
+        backend,
+        cwd,
+    )
     agent = AgentSession(
         AgentSessionOptions(
             cwd=cwd,
@@ -241,11 +297,8 @@ async def build_agent(
             models=registry,
             model=model,
             tools=tools,
-            system_prompt=with_agent_cwd(
-                system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings),
-                backend,
-                cwd,
-            ),
+            system_prompt=prompt,
+            tool_set=ToolSet(every, origins, names, prompt, build_prompt),
             backend=backend,
             hooks=host.hooks,
             hook_context=host.context,

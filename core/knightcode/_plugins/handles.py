@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from knightcode._abort import AbortSignal
     from knightcode._agent.retry import RetrySettings
+    from knightcode._agent.tool_set import ToolInfo
     from knightcode._llm.registry import ModelRegistry
     from knightcode._llm.types import Model
     from knightcode._plugins.results import CompactionVerdict
@@ -162,6 +163,33 @@ class AgentHandle(Protocol):
     @property
     def model_registry(self) -> ModelRegistry:
         """Providers, models and keys; streams requests and answers classifiers."""
+        ...
+
+    @property
+    def active_tools(self) -> list[str]:
+        """The names of the tools the model is offered."""
+        ...
+
+    def available_tools(self) -> list[ToolInfo]:
+        """Every tool this session could offer (built-in and plugin tools), with its origin and
+        whether it is active.
+        """
+        ...
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Offer exactly ``names`` from the next model request on (the system prompt is rebuilt
+        to list them; a run in progress keeps its tools). The choice survives ``/reload``.
+
+        :raises ValueError: a name is not an available tool (nothing changes)
+        """
+        ...
+
+    def set_tool_enabled(self, name: str, enabled: bool, *, save: bool = False) -> None:
+        """Switch one tool on or off from the next request on.
+
+        :param save: also make it the default of new sessions (user settings ``tools.enabled``)
+        :raises ValueError: ``name`` is not an available tool
+        """
         ...
 
     @property

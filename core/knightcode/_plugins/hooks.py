@@ -52,7 +52,12 @@ if TYPE_CHECKING:
         TreeNavigationOptions,
     )
     from knightcode._tools.backend import ExecutionBackend
-    from knightcode._types.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
+    from knightcode._types.entries import (
+        BranchSummaryEntry,
+        CompactionEntry,
+        SessionEntry,
+        SessionHeader,
+    )
     from knightcode._types.events import CompactionReason
     from knightcode._types.messages import (
         AgentMessage,
@@ -143,6 +148,13 @@ class Hooks:
                     reason=reason,
                     previous_session_file=previous_session_file,
                 )
+            )
+
+    async def session_delete(self, *, session_file: Path, header: SessionHeader | None) -> None:
+        """See the hookspec ``session_delete``."""
+        if self.has("session_delete"):
+            await dispatch.notify(
+                self._call("session_delete", Rule.NOTIFY, session_file=session_file, header=header)
             )
 
     async def session_shutdown(

@@ -9,10 +9,14 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knightcode._session import jsonl
 from knightcode._session.ids import iso_to_epoch_ms
 from knightcode._session.loading import read_session_file
+
+if TYPE_CHECKING:
+    from knightcode._types.entries import SessionHeader
 
 __all__ = [
     "SessionInfo",
@@ -28,19 +32,28 @@ __all__ = [
 _HEADER_READ_LIMIT = 64 * 1024
 
 
-def is_valid_session_file(path: Path) -> bool:
-    """Whether the first line of ``path`` is a session header with a string id."""
+def read_header(path: Path) -> SessionHeader | None:
+    """The session header on the first line of ``path``; None when there is none (a missing or
+    unreadable file, or a first line that is not a header with a string id).
+    """
     try:
         with open(path, "rb") as handle:
             first_line = handle.readline(_HEADER_READ_LIMIT)
         header = jsonl.parse_line(first_line)
     except (OSError, ValueError):
-        return False
-    return (
+        return None
+    if (
         type(header) is dict
         and header.get("type") == "session"
         and isinstance(header.get("id"), str)
-    )
+    ):
+        return header  # type: ignore[return-value]  # checked: a header with its id
+    return None
+
+
+def is_valid_session_file(path: Path) -> bool:
+    """Whether the first line of ``path`` is a session header with a string id."""
+    return read_header(path) is not None
 
 
 def _jsonl_files(directory: Path) -> list[Path]:

@@ -166,7 +166,12 @@ class DialogHost:
                 session.append_session_info(name)
 
         async def delete(path: Path) -> None:
+            from knightcode._session.listing import read_header
+
+            header = await asyncio.to_thread(read_header, path)
             await asyncio.to_thread(path.unlink)
+            # Plugins remove what they kept for it (builtin:web-tools: the scratchpad).
+            await self._app.host.hooks.session_delete(session_file=path, header=header)
 
         picker = SessionPicker(
             directory_loader(directory),

@@ -12,7 +12,13 @@ __all__ = ["reload_everything"]
 
 async def reload_everything(app: KnightcodeApp) -> None:
     """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
-    from knightcode._modes.setup import choose_tools, system_prompt, with_agent_cwd
+    from knightcode._modes.setup import (
+        active_tool_names,
+        available_tools,
+        prompt_builder,
+        system_prompt,
+        with_agent_cwd,
+    )
     from knightcode._plugins.reload import reload_extensions
 
     if app.agent.is_streaming:
@@ -26,20 +32,18 @@ async def reload_everything(app: KnightcodeApp) -> None:
     app.reload_editor_keys()
     warnings: list[str] = list(app.host.warnings)
     if app.request is not None and app.plan is not None:
-        tools = choose_tools(app.request, app.host, app.settings)
+        every, origins = available_tools(app.host)
+        names = active_tool_names(app.request, every, origins, app.settings)
+        tools = {name: every[name] for name in names}
+        backend = app.agent.options.backend
+        trusted = app.plan.trust.trusted
         prompt = with_agent_cwd(
-            system_prompt(
-                app.request,
-                app.agent.cwd,
-                app.agent_dir,
-                app.plan.trust.trusted,
-                tools,
-                warnings,
-            ),
-            app.agent.options.backend,
+            system_prompt(app.request, app.agent.cwd, app.agent_dir, trusted, tools, warnings),
+            backend,
             app.agent.cwd,
         )
-        app.agent.reconfigure(tools, prompt)
+        build = prompt_builder(app.request, app.agent.cwd, app.agent_dir, trusted, backend)
+        app.agent.reconfigure(every, origins, names, build, prompt)
     lines = ["Reloaded plugins, settings, keybindings and context files"]
     if report is not None:
         for label, names in (
