@@ -53,6 +53,7 @@ class Dialog:
     title: str
     options: list[str] = field(default_factory=list)
     message: str = ""
+    secret: bool = False
 
 
 class ScriptedUI:
@@ -102,9 +103,15 @@ class ScriptedUI:
         return bool(await self._answer(Dialog("confirm", title, message=message)))
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
-        result: str | None = await self._answer(Dialog("input", title, message=placeholder))
+        dialog = Dialog("input", title, message=placeholder, secret=secret)
+        result: str | None = await self._answer(dialog)
         return result
 
     async def editor(self, title: str, prefill: str = "") -> str | None:

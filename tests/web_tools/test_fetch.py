@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -218,3 +218,22 @@ async def test_long_result_head_in_context_whole_in_scratchpad(site: Site, tmp_p
     assert "line 000000" in text and "line 019999" not in text
     assert f"of {len(LONG_TEXT):,} characters" in text and str(saved) in text
     assert len(text) < 3_000
+
+
+@pytest.mark.parametrize(("chunks", "truncated"), [([512, 512], False), ([512, 512, 1], True)])
+async def test_a_body_ending_or_going_on_exactly_at_the_cap(
+    chunks: list[int], truncated: bool
+) -> None:
+    # The network decides where chunks end: one ending exactly at the cap must not read the
+    # stream a second time (httpx refuses that), and the byte after it says "cut".
+    import httpx
+
+    from knightcode_builtins.web_tools.fetch import _read_capped
+
+    async def body() -> AsyncIterator[bytes]:
+        for size in chunks:
+            yield b"x" * size
+
+    response = httpx.Response(200, content=body())
+    data, more = await _read_capped(response, 1024)
+    assert (len(data), more) == (1024, truncated)

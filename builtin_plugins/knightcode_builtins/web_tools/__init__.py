@@ -7,6 +7,8 @@
   size cap and no private addresses unless tools.json allows them.
 * ``code`` (``codemode/``): with tools.json ``codemode.enabled`` or ``--codemode``, the model is
   offered only ``code``, a Python script calling the other tools as functions in one step.
+* the classifier gate (``gate.py``, off by default): tool calls matching ``gate.patterns`` and
+  the text of web results are judged by a classifier model before they run or enter the context.
 * ``config.py``: tools.json, read and validated (errors name the file and the key), written
   atomically with mode 0600; ``knightcode tools`` lists the tools and sets the key.
 
@@ -19,14 +21,22 @@ definitions are built when tools are registered, and httpx is imported on the fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from knightcode import hookimpl
 
 if TYPE_CHECKING:
-    from knightcode import AgentStartChanges, HookContext, ImageContent, SessionHeader
+    from knightcode import (
+        AgentStartChanges,
+        Block,
+        HookContext,
+        ImageContent,
+        SessionHeader,
+        ToolResultContent,
+        ToolResultPatch,
+    )
 
 __all__: list[str] = []
 
@@ -87,6 +97,18 @@ def before_agent_start(
     return AgentStartChanges(system_prompt=f"{system_prompt}\n\n{section}") if section else None
 
 
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    """``/tools``: the tools on and off, the Brave key, the scratchpad, gate and codemode."""
+    from knightcode_builtins.web_tools.tools_command import tools_command
+
+    register(
+        name="tools",
+        description="Tools on/off, the Brave key, scratchpad, gate and codemode settings",
+        handler=tools_command,
+    )
+
+
 # --- the scratchpad goes with its session -------------------------------------------------------
 
 
@@ -111,3 +133,54 @@ def session_shutdown(reason: str, target_session_file: Path | None, ctx: HookCon
     from knightcode_builtins.web_tools.scratchpad import remove_scratchpads, session_scratchpads
 
     remove_scratchpads(session_scratchpads(None, session.session_id, str(ctx.cwd)))
+
+
+# --- the classifier gate ---------------------------------------------------------------------
+
+
+@hookimpl
+def tool_call(
+    tool_call_id: str, tool_name: str, input: dict[str, object], ctx: HookContext
+) -> Awaitable[Block | None] | None:
+    """The classifier gate on tool calls. Off (the default), this is one ``stat`` of tools.json;
+    a tools.json too broken to tell raises, which blocks the call with the file's error.
+    """
+    from knightcode_builtins.web_tools.gate_state import gate_of
+
+    gate = gate_of(ctx.agent_dir)
+    if gate is None:
+        return None
+    from knightcode_builtins.web_tools.gate import check_call
+
+    return check_call(gate, tool_call_id, tool_name, input, ctx)
+
+
+@hookimpl
+def tool_result(
+    tool_call_id: str,
+    tool_name: str,
+    input: dict[str, object],
+    content: list[ToolResultContent],
+    details: object,
+    is_error: bool,
+    ctx: HookContext,
+) -> Awaitable[ToolResultPatch | None] | None:
+    """The classifier gate on the text of web results, before it enters the context."""
+    from knightcode_builtins.web_tools.gate_state import GateUnreadable, gate_of
+
+    if is_error:
+        return None  # an error's patches are ignored; its text is the tool's own message
+    try:
+        gate = gate_of(ctx.agent_dir)
+    except GateUnreadable as exc:  # a raise here would be reported and the content let through
+        from knightcode_builtins.web_tools.gate import block_result
+        from knightcode_builtins.web_tools.gate_config import DEFAULT_CONTENT_TOOLS
+
+        if tool_name not in DEFAULT_CONTENT_TOOLS:
+            return None
+        return block_result(tool_name, str(exc), details, ctx)
+    if gate is None or tool_name not in gate.content.tools:
+        return None
+    from knightcode_builtins.web_tools.gate import check_result
+
+    return check_result(gate, tool_call_id, tool_name, input, content, details, ctx)

@@ -10,7 +10,7 @@
       "fetch": {"connectTimeout": 10, "readTimeout": 30, "totalTimeout": 60, "maxBytes": 10485760,
                 "maxRedirects": 5, "allowPrivate": false, "allowHosts": ["localhost:8080"]},
       "scratchpad": {"inlineChars": 40000, "headChars": 8000, "dir": null},
-      "gate": {"enabled": false, "classifier": null, "patterns": [],
+      "gate": {"enabled": false, "classifier": null,          // see gate_config.py
                "thresholds": {"allow": 0.2, "block": 0.8}},
       "codemode": {"enabled": false, "timeout": 120, "maxOutputChars": 50000,
                    "python": "python3"}
@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Literal
 
 from knightcode import ConfigError
+
+from .gate_config import GateConfig, GatePattern, describe_gate, parse_gate
 
 __all__ = [
     "DEFAULT_BRAVE_URL",
@@ -135,32 +137,6 @@ class ScratchpadConfig:
     inline_chars: int = 40_000
     head_chars: int = 8_000
     directory: str | None = None
-
-
-@dataclass(frozen=True)
-class GatePattern:
-    """One ``gate.patterns`` item: calls of ``tool`` whose arguments match ``match`` (a regular
-    expression searched in the JSON of the arguments; None: every call) are asked ``question``.
-    """
-
-    tool: str
-    match: str | None = None
-    question: str | None = None
-
-
-@dataclass(frozen=True)
-class GateConfig:
-    """``gate``: the classifier gate (parsed and kept; it is off by default).
-
-    :param allow_below: a probability below this lets the call or content through
-    :param block_above: a probability above this blocks it; in between the user is asked
-    """
-
-    enabled: bool = False
-    classifier: str | None = None
-    patterns: tuple[GatePattern, ...] = ()
-    allow_below: float = 0.2
-    block_above: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -289,6 +265,9 @@ class _Reader:
     def fail(self, key: str, why: str) -> ToolsConfigError:
         return ToolsConfigError(f"{self._where}: {self._prefix}{key}: {why}")
 
+    def __contains__(self, key: str) -> bool:
+        return key in self._data
+
     def section(self, key: str) -> _Reader:
         value = self._data.get(key)
         if value is None:
@@ -365,7 +344,7 @@ def parse_tools_config(data: Mapping[str, object], source: Path | None = None) -
         search=_search(top.section("search")),
         fetch=_fetch(top.section("fetch")),
         scratchpad=_scratchpad(top.section("scratchpad")),
-        gate=_gate(top.section("gate")),
+        gate=parse_gate(top.section("gate")),
         codemode=_codemode(top.section("codemode")),
         source=source,
     )
@@ -411,36 +390,6 @@ def _scratchpad(section: _Reader) -> ScratchpadConfig:
     return ScratchpadConfig(
         inline_chars=inline, head_chars=head, directory=section.text("dir", None)
     )
-
-
-def _gate(section: _Reader) -> GateConfig:
-    patterns = tuple(
-        GatePattern(
-            tool=_required_text(item, "tool"),
-            match=item.text("match", None),
-            question=item.text("question", None),
-        )
-        for item in section.items("patterns")
-    )
-    thresholds = section.section("thresholds")
-    allow = thresholds.number("allow", 0.2, 0, 1)
-    block = thresholds.number("block", 0.8, 0, 1)
-    if allow > block:
-        raise thresholds.fail("allow", f"must not be above thresholds.block ({block:g})")
-    return GateConfig(
-        enabled=section.boolean("enabled", False),
-        classifier=section.text("classifier", None),
-        patterns=patterns,
-        allow_below=allow,
-        block_above=block,
-    )
-
-
-def _required_text(item: _Reader, key: str) -> str:
-    value = item.text(key, None)
-    if not value:
-        raise item.fail(key, "is required (a tool name)")
-    return value
 
 
 def _codemode(section: _Reader) -> CodemodeConfig:
@@ -523,15 +472,7 @@ def describe_config(
             "headChars": pad.head_chars,
             "dir": pad.directory,
         },
-        "gate": {
-            "enabled": gate.enabled,
-            "classifier": gate.classifier,
-            "patterns": [
-                {"tool": item.tool, "match": item.match, "question": item.question}
-                for item in gate.patterns
-            ],
-            "thresholds": {"allow": gate.allow_below, "block": gate.block_above},
-        },
+        "gate": describe_gate(gate),
         "codemode": {
             "enabled": config.codemode.enabled,
             "timeout": config.codemode.timeout,

@@ -227,13 +227,16 @@ async def _read_capped(response: httpx.Response, limit: int) -> tuple[bytes, boo
     """At most ``limit`` decoded body bytes, and whether there was more."""
     parts: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    # One iterator throughout: a second ``aiter_bytes()`` on the same response raises
+    # StreamConsumed (seen when a chunk ended exactly at the cap, which depends on the network).
+    stream = response.aiter_bytes()
+    async for chunk in stream:
         if size + len(chunk) >= limit:
             parts.append(chunk[: limit - size])
             more = size + len(chunk) > limit
             if not more:
                 # Exactly at the cap: more follows unless the stream ends here.
-                async for extra in response.aiter_bytes():
+                async for extra in stream:
                     if extra:
                         more = True
                         break

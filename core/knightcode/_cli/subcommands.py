@@ -197,12 +197,16 @@ def sandbox_doctor(backend: str | None, as_json: bool) -> int:
 
 @subcommands.group()
 def tools() -> None:
-    """List the tools; set the web tools' key and show tools.json (builtin:web-tools)."""
+    """List the tools and switch them on or off; the web tools' key and tools.json."""
+
+
+def _plugin_loaded(host: PluginHost, name: str) -> bool:
+    record = host.record(name)
+    return record is not None and record.status.value == "loaded"
 
 
 def _web_tools_loaded(host: PluginHost) -> bool:
-    record = next((item for item in host.records if item.name == "builtin:web-tools"), None)
-    return record is not None and record.status.value == "loaded"
+    return _plugin_loaded(host, "builtin:web-tools")
 
 
 def _require_web_tools(host: PluginHost) -> None:
@@ -213,36 +217,39 @@ def _require_web_tools(host: PluginHost) -> None:
         )
 
 
-@tools.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def tools_list(as_json: bool) -> None:
-    """Every tool: its name, the plugin it comes from ('core' for the built-in ones) and
-    whether a session started here offers it to the model (settings defaultTools, --tools).
+def _tool_rows(host: PluginHost) -> list[dict[str, object]]:
+    """Every tool a session started here could offer: name, origin ('core' or the plugin) and
+    whether it starts on — the same choice a session makes (settings ``defaultTools``, the plugin
+    tools, then ``tools.enabled``). The web tools are listed, off, while their plugin is off.
     """
-    from knightcode._tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
+    from knightcode._cli.main_command import RunRequest
+    from knightcode._modes.setup import active_tool_names, available_tools
 
-    host = _load_host(False, ())
     assert host.context is not None
-    defaults = set(host.context.settings.model.default_tools or DEFAULT_ACTIVE_TOOLS)
-    owners = {item.definition.name: item.owner for item in host.registrations.tools}
-    offered = {
-        item.definition.name: item.definition.default_active for item in host.registrations.tools
-    }
+    every, origins = available_tools(host)
+    request = RunRequest(mode="json", messages=[])
+    active = set(active_tool_names(request, every, origins, host.context.settings))
     rows: list[dict[str, object]] = [
-        {"name": name, "origin": owners.get(name, "core"), "enabled": name in defaults}
-        for name in BUILTIN_TOOL_NAMES
-    ]
-    rows += [
-        {"name": name, "origin": owner, "enabled": offered[name]}
-        for name, owner in owners.items()
-        if name not in BUILTIN_TOOL_NAMES
+        {"name": name, "origin": origins.get(name, "core"), "enabled": name in active}
+        for name in every
     ]
     if not _web_tools_loaded(host):
         rows += [
             {"name": name, "origin": "builtin:web-tools", "enabled": False}
             for name in ("web_search", "web_fetch", "code")
-            if name not in owners
+            if name not in every
         ]
+    return rows
+
+
+@tools.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def tools_list(as_json: bool) -> None:
+    """Every tool: its name, the plugin it comes from ('core' for the built-in ones) and
+    whether a session started here offers it to the model (settings defaultTools and
+    tools.enabled; --tools chooses otherwise for one run).
+    """
+    rows = _tool_rows(_load_host(False, ()))
     if as_json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -252,6 +259,40 @@ def tools_list(as_json: bool) -> None:
     for row in rows:
         state = "on" if row["enabled"] else "off"
         click.echo(f"{row['name']!s:<{width}}  {row['origin']!s:<{origin_width}}  {state}")
+
+
+def _switch_tool(name: str, enabled: bool) -> None:
+    """Write ``tools.enabled.<name>`` into the user settings (as ``/tools`` does)."""
+    from knightcode._config.edit_settings import set_setting
+    from knightcode._config.loading import SETTINGS_FILENAME
+    from knightcode._config.paths import agent_dir
+
+    host = _load_host(False, ())
+    rows = {str(row["name"]): row for row in _tool_rows(host)}
+    if name not in rows:
+        raise UsageError(f"unknown tool {name!r}; known: {', '.join(rows)}")
+    settings_path = agent_dir() / SETTINGS_FILENAME
+    set_setting(settings_path, f"tools.enabled.{name}", enabled)
+    click.echo(
+        f"{name}: {'on' if enabled else 'off'} in new sessions (tools.enabled in {settings_path})"
+    )
+    origin = str(rows[name]["origin"])
+    if enabled and origin != "core" and not _plugin_loaded(host, origin):
+        click.echo(f"  its plugin {origin} is not loaded: 'knightcode config enable {origin}'")
+
+
+@tools.command("enable")
+@click.argument("name")
+def tools_enable(name: str) -> None:
+    """Offer tool NAME to the model in new sessions (user settings tools.enabled)."""
+    _switch_tool(name, True)
+
+
+@tools.command("disable")
+@click.argument("name")
+def tools_disable(name: str) -> None:
+    """Stop offering tool NAME to the model in new sessions (user settings tools.enabled)."""
+    _switch_tool(name, False)
 
 
 @tools.command("set-key")
@@ -291,6 +332,26 @@ def tools_show() -> None:
     described = describe_config(load_tools_config(host.options.agent_dir))
     json.dump(described, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+
+
+@tools.command("set")
+@click.argument("key", metavar="SECTION.KEY")
+@click.argument("value")
+def tools_set(key: str, value: str) -> None:
+    """Set one tools.json setting, checked like the file (e.g. scratchpad.inlineChars 20000).
+
+    VALUE is JSON (20000, 0.5, true, '["a.example"]'); a setting that takes text takes it as
+    typed; null removes the setting, back to its default. The Brave key has 'set-key'.
+    """
+    host = _load_host(False, ())
+    _require_web_tools(host)
+    assert host.options is not None
+    from knightcode_builtins.web_tools.edit import format_value, parse_value, set_value
+
+    parsed = parse_value(key, value)
+    path = set_value(host.options.agent_dir, key, parsed)
+    shown = "the default" if parsed is None else format_value(parsed)
+    click.echo(f"{key} = {shown} (in {path})")
 
 
 @subcommands.command("trust")

@@ -58,9 +58,16 @@ class ExtensionUI(Protocol):
         ...
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
-        """One line of text."""
+        """One line of text; ``secret`` (an API key, a password) asks for it masked: the
+        terminal shows dots, an RPC client gets ``"secret": true`` and should do the same.
+        """
         ...
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
@@ -104,7 +111,12 @@ class HeadlessUI:
         return False
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
         """No text: None."""
         return None
@@ -161,10 +173,19 @@ class _PausingUI:
         return await self._dialog(self.inner.confirm(title, message, timeout=timeout))
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
         """See :meth:`ExtensionUI.input`."""
-        return await self._dialog(self.inner.input(title, placeholder, timeout=timeout))
+        if not secret:  # a UI written before ``secret`` existed still works for plain text
+            return await self._dialog(self.inner.input(title, placeholder, timeout=timeout))
+        return await self._dialog(
+            self.inner.input(title, placeholder, timeout=timeout, secret=True)
+        )
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         """See :meth:`ExtensionUI.editor`."""

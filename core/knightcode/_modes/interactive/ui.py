@@ -27,9 +27,14 @@ class InteractiveUI:
         return await self._app.dialogs.confirm(title, message, timeout=timeout)
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
-        return await self._app.dialogs.input(title, placeholder, timeout=timeout)
+        return await self._app.dialogs.input(title, placeholder, timeout=timeout, password=secret)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         return await self._app.dialogs.editor(title, prefill)

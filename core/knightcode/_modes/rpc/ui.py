@@ -64,14 +64,19 @@ class RpcUI:
         )
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        secret: bool = False,
     ) -> str | None:
-        return await self._dialog(
-            {"method": "input", "title": title, "placeholder": placeholder},
-            None,
-            _text_answer,
-            timeout,
-        )
+        request: Record = {"method": "input", "title": title, "placeholder": placeholder}
+        if secret:
+            # Only when set, so plain requests stay as the reference writes them; the client
+            # masks the field. The answer arrives on stdin and is never written back to stdout.
+            request["secret"] = True
+        return await self._dialog(request, None, _text_answer, timeout)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         return await self._dialog(
