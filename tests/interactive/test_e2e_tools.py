@@ -31,7 +31,7 @@ def test_tools_menu_switches_a_tool_and_sets_the_key_masked(
 
     ui.send_text("/tools")
     ui.send_keys("Enter")
-    ui.wait_for(re.compile(r"→ Tools: 6 of 9 on"))
+    ui.wait_for(re.compile(r"→ Tools: 6 of 10 on"))
     ui.wait_for("Brave key: not set")
     ui.send_keys("Enter")  # the tool list
     ui.wait_for(re.compile(r"web_fetch\s+on\s+builtin:web-tools"))
@@ -42,7 +42,7 @@ def test_tools_menu_switches_a_tool_and_sets_the_key_masked(
     ui.wait_for(re.compile(r"web_fetch\s+off\s+builtin:web-tools"))  # the list, anew
     ui.wait_for(re.compile(r"web_search\s+on\s+builtin:web-tools"))
     ui.send_keys("Escape")  # back at the top, which counts the change
-    ui.wait_for(re.compile(r"→ Tools: 5 of 9 on"))
+    ui.wait_for(re.compile(r"→ Tools: 5 of 10 on"))
 
     ui.send_keys("Down", "Enter")  # Brave key
     ui.wait_for("Brave Search key: not set")

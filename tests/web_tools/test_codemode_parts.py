@@ -18,7 +18,7 @@ from knightcode import ToolContext
 from knightcode._modes.interactive.render.options import RenderOptions
 from knightcode._modes.interactive.transcript import Transcript
 from knightcode._modes.interactive.view import render_live
-from knightcode.testing import tool_call, tool_call_reply
+from knightcode.testing import text_reply, tool_call, tool_call_reply
 from knightcode_builtins.web_tools.codemode.channel import Channel
 from knightcode_builtins.web_tools.codemode.functions import (
     describe_functions,
@@ -206,3 +206,36 @@ def test_the_transcript_shows_the_scripts_calls_under_the_code_call() -> None:
     result = {"role": "toolResult", "toolCallId": "c1", "content": [], "isError": False}
     transcript.on_event({"type": "message_end", "message": result})  # type: ignore[typeddict-item]
     assert transcript.turns == [] and recorder.printed == ["tools:1"]
+
+
+async def test_switching_codemode_in_a_session(scenario: Builder, agent_dir: Path) -> None:
+    from knightcode_builtins.web_tools.codemode.enable import sync_codemode
+
+    s = await scenario(builtin=["read", "bash"], builtin_plugins=("web-tools",))
+    await s.host.hooks.session_start(reason="startup", previous_session_file=None)
+    ctx = s.host.context
+    assert ctx is not None
+    assert s.agent.active_tools == ["read", "bash"]  # code is there, but off by default
+    assert "code" in {info.name for info in s.agent.available_tools()}
+    # /tools flips codemode.enabled: from the next request, code alone
+    write_tools_json(tools_json_path(agent_dir), {"codemode": {"enabled": True}})
+    sync_codemode(ctx, announce=True)
+    assert s.agent.active_tools == ["code"]
+    s.agent.set_tool_enabled("grep", True)  # switched on by hand meanwhile: kept
+    s.server.add(text_reply("one"))
+    await bounded(s.agent.prompt("first"))
+    body = s.server.requests[0].body
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["code", "grep"]
+    system = body["messages"][0]["content"]
+    assert "## Codemode functions" in system and "bash(command, timeout=None)" in system
+    # a session switch keeps it
+    await s.host.hooks.session_start(reason="new", previous_session_file=None)
+    assert s.agent.active_tools == ["code", "grep"]
+    write_tools_json(tools_json_path(agent_dir), {"codemode": {"enabled": False}})
+    sync_codemode(ctx, announce=True)
+    assert s.agent.active_tools == ["read", "bash", "grep"]
+    s.server.add(text_reply("two"))
+    await bounded(s.agent.prompt("second"))
+    body = s.server.requests[1].body
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["read", "bash", "grep"]
+    assert "Codemode functions" not in body["messages"][0]["content"]

@@ -86,7 +86,7 @@ async def test_the_brave_key_is_asked_masked_and_never_comes_back(rpc: Rpc) -> N
     menu = Menu(client)
     await menu.open()
     top = await menu.choose("Brave key: not set")
-    assert top["options"][0] == "Tools: 6 of 9 on"
+    assert top["options"][0] == "Tools: 6 of 10 on"
     brave = await menu.choose("Set a new key")
     assert brave["title"] == "Brave Search key: not set"
     asked = await menu.type(SECRET)
@@ -213,7 +213,7 @@ async def test_switching_a_tool_changes_the_next_request_and_the_default(rpc: Rp
 
     menu = Menu(client)
     await menu.open()
-    await menu.choose("Tools: 6 of 9 on")
+    await menu.choose("Tools: 6 of 10 on")
     tools = await menu.choose("web_fetch ")
     assert tools["options"][0].split() == ["read", "on", "core"]
     assert tools["options"][5].split() == ["find", "off", "core"]
@@ -227,7 +227,7 @@ async def test_switching_a_tool_changes_the_next_request_and_the_default(rpc: Rp
     await menu.notice()
     await menu.escape()  # the tool list
     top = await menu.escape()  # the top: closes
-    assert top["options"][0] == "Tools: 6 of 9 on"
+    assert top["options"][0] == "Tools: 6 of 10 on"
     await menu.closed()
 
     await client.prompt_and_wait("two")

@@ -77,9 +77,9 @@ def session_start(
     ctx: HookContext,
 ) -> None:
     """Codemode on: only ``code`` is offered (its functions are the tools that were)."""
-    from knightcode_builtins.web_tools.codemode.enable import apply_codemode
+    from knightcode_builtins.web_tools.codemode.enable import sync_codemode
 
-    apply_codemode(ctx)
+    sync_codemode(ctx)
 
 
 @hookimpl

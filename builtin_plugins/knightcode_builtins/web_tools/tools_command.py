@@ -298,6 +298,10 @@ class _Menu:
             return
         shown = "the default" if value is None else format_value(value)
         self.ui.notify(f"{key} = {shown} (in {path})", "info")
+        if key == "codemode.enabled":  # like a tool switch: from the next request
+            from .codemode.enable import sync_codemode
+
+            sync_codemode(self.ctx, announce=True)
 
 
 def _key_state(config: ToolsConfig) -> str:

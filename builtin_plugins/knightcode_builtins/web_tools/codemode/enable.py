@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from knightcode import AgentHandle, HookContext, ToolContext, ToolDefinition
 
-__all__ = ["CODE", "apply_codemode", "callable_tools", "codemode_prompt"]
+__all__ = ["CODE", "callable_tools", "codemode_prompt", "sync_codemode"]
 
 CODE = "code"
 _CALLABLE: weakref.WeakKeyDictionary[AgentHandle, tuple[str, ...]] = weakref.WeakKeyDictionary()
@@ -43,18 +43,37 @@ def _wanted(ctx: HookContext) -> bool:
         return False
 
 
-def apply_codemode(ctx: HookContext) -> None:
-    """At a session start: offer only ``code`` when codemode is on."""
+def sync_codemode(ctx: HookContext, *, announce: bool = False) -> None:
+    """Codemode as ``--codemode`` and tools.json say now: at each session start, and when
+    ``/tools`` flips ``codemode.enabled`` (then from the next request, like any tool switch).
+
+    Switched on, the active tools are remembered as the script's functions and ``code`` alone
+    is offered; switched off, they are offered again (with any switched on meanwhile). While
+    it stays on, tools switched by hand stay as they are.
+
+    :param announce: tell the user what changed (a ``/tools`` switch, not a start)
+    """
     agent = ctx.agent
-    if agent is None or not _wanted(ctx):
+    if agent is None:
         return
-    active = agent.active_tools
-    if agent not in _CALLABLE:
-        if not active:
-            return  # --no-tools: no tools, not even code
+    saved = _CALLABLE.get(agent)
+    if _wanted(ctx):
+        active = agent.active_tools
+        if saved is not None or not active:  # on already; --no-tools: not even code
+            return
         _CALLABLE[agent] = tuple(name for name in active if name != CODE)
-    if active != [CODE]:
         agent.set_active_tools([CODE])
+        message = "codemode on: the model is offered only `code` from the next request"
+    elif saved is not None:
+        del _CALLABLE[agent]
+        available = {info.name for info in agent.available_tools()}
+        extra = [name for name in agent.active_tools if name != CODE and name not in saved]
+        agent.set_active_tools([name for name in (*saved, *extra) if name in available])
+        message = "codemode off: the model is offered the tools again from the next request"
+    else:
+        return
+    if announce:
+        ctx.ui.notify(message, "info")
 
 
 def _callable_names(agent: AgentHandle | None) -> tuple[str, ...] | None:
