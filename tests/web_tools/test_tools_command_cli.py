@@ -103,7 +103,7 @@ def test_an_unknown_tool_is_refused_with_the_known_ones(agent_dir: Path) -> None
         assert done.returncode == 2
         assert done.stderr == (
             "knightcode: error: unknown tool 'web_fetchh'; known: read, bash, edit, write, "
-            "grep, find, ls, web_search, web_fetch\n"
+            "grep, find, ls, web_search, web_fetch, code\n"
         )
     assert not (agent_dir / "settings.json").exists()
 
