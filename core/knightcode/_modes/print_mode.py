@@ -45,11 +45,14 @@ async def run_print(
     writer: RecordWriter | None = None,
     output: IO[bytes] | None = None,
     stop: Stopping | None = None,
+    host: PluginHost | None = None,
 ) -> int:
     """Run the prompts in ``mode`` (``text`` or ``json``) and return the exit status.
 
     :param output: where text mode prints the answer (default: ``sys.stdout``)
     :param stop: the mode's stop state (a stop signal before or during a prompt aborts it)
+    :param host: the plugins, whose slash commands a message may name (``-p /name args`` runs
+        the command instead of prompting)
     """
     stop = stop or Stopping()
     stop.agent = agent
@@ -57,6 +60,8 @@ async def run_print(
         for index, text in enumerate(prompts.messages):
             if stop.requested:
                 break
+            if host is not None and await _ran_command(host, text, writer):
+                continue
             await agent.prompt(text, prompts.images if index == 0 else None, source="rpc")
     finally:
         if writer is not None:
@@ -70,8 +75,8 @@ async def run_print(
             print(f"knightcode: error: {reason}", file=sys.stderr)
         elif failed:
             print("knightcode: aborted", file=sys.stderr)
-        else:
-            text = content_text(last["content"]) if last is not None else ""
+        elif last is not None:  # (only plugin commands ran: nothing to print)
+            text = content_text(last["content"])
             failed = not _print_answer(text + ("" if text.endswith("\n") else "\n"), output)
     elif stop.requested:
         print("knightcode: aborted", file=sys.stderr)
@@ -80,6 +85,27 @@ async def run_print(
     unsaved = agent.session.write_error is not None
     unwritten = writer is not None and writer.error is not None
     return 1 if failed or unsaved or unwritten else 0
+
+
+async def _ran_command(host: PluginHost, text: str, writer: RecordWriter | None) -> bool:
+    """Run ``text`` as a plugin command if it names one; a failure is an ``extension_error``
+    record (JSON) or a line on stderr (text), and the next message goes on.
+    """
+    from knightcode._plugins.commands import find_plugin_command
+
+    command = find_plugin_command(host, text)
+    if command is None:
+        return False
+    failure = await command.run(host)
+    if failure is not None:
+        if writer is not None:
+            writer.write(failure)
+        else:
+            print(
+                f"knightcode: /{command.name} ({command.owner}) failed: {failure['error']}",
+                file=sys.stderr,
+            )
+    return True
 
 
 def _print_answer(text: str, output: IO[bytes] | None) -> bool:
@@ -147,7 +173,7 @@ async def run_print_session(
         report_session_notices(agent, writer.write if writer is not None else None)
         await host.hooks.session_start(reason="startup", previous_session_file=None)
         try:
-            return await run_print(agent, prompts, request.mode, writer, request.output, stop)
+            return await run_print(agent, prompts, request.mode, writer, request.output, stop, host)
         finally:
             if writer is not None:
                 writer.flush()

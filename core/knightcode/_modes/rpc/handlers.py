@@ -16,7 +16,6 @@ validates that command with.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from knightcode._agent.session import AgentSession
-    from knightcode._plugins.definitions import CommandDefinition
+    from knightcode._plugins.commands import PluginCommand
     from knightcode._plugins.host import PluginHost
     from knightcode._types.events import CompactionResult, SessionEvent
     from knightcode.rpc._types import (
@@ -179,39 +178,20 @@ def _handles(
 # --- prompting --------------------------------------------------------------------------------
 
 
-def plugin_command(ctx: RpcContext, text: str) -> tuple[CommandDefinition, str, str] | None:
-    """``(definition, owner, args)`` when ``text`` is ``/name args`` for a plugin command."""
-    if not text.startswith("/"):
-        return None
-    name, _, args = text[1:].partition(" ")
-    definition = ctx.host.registrations.commands.get(name)
-    owner = ctx.host.registrations.commands.owner(name)
-    return (definition, owner or "?", args) if definition is not None else None
+def plugin_command(ctx: RpcContext, text: str) -> PluginCommand | None:
+    """The plugin command ``text`` invokes (``/name args``), or None."""
+    from knightcode._plugins.commands import find_plugin_command
+
+    return find_plugin_command(ctx.host, text)
 
 
-async def run_plugin_command(
-    ctx: RpcContext, definition: CommandDefinition, owner: str, args: str
-) -> None:
+async def run_plugin_command(ctx: RpcContext, command: PluginCommand) -> None:
     """Run a plugin's slash command; a raising handler becomes an ``extension_error`` record
     and the session goes on.
     """
-    try:
-        assert ctx.host.context is not None  # the host was built by create_plugin_host
-        result = definition.handler(args, ctx.host.context)
-        if inspect.isawaitable(result):
-            await result
-    except Exception as error:
-        from knightcode._plugins.loader import describe_exception
-
-        record = ctx.host.record(owner)
-        ctx.write(
-            {
-                "type": "extension_error",
-                "extensionPath": record.source if record else owner,
-                "event": "command",
-                "error": describe_exception(error, record.path if record else None),
-            }
-        )
+    failure = await command.run(ctx.host)
+    if failure is not None:
+        ctx.write(failure)
 
 
 @_handles(c.Prompt, "prompt")
@@ -222,7 +202,7 @@ async def prompt(ctx: RpcContext, command: c.Prompt) -> NoData | Literal[Sentine
     found = plugin_command(ctx, command.message)
     if found is not None:
         # Plugin commands run at once, even while the agent streams (they drive it themselves).
-        await run_plugin_command(ctx, *found)
+        await run_plugin_command(ctx, found)
         return NO_DATA
     accepted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
