@@ -25,8 +25,8 @@ import traceback
 from collections.abc import Callable
 
 SCRIPT_NAME = "<script>"
-_POLL_FIRST = 0.0005  # seconds; doubled up to _POLL_MAX while waiting for an answer
-_POLL_MAX = 0.01
+_POLL_FIRST = 0.0002  # seconds; doubled up to _POLL_MAX while waiting for an answer
+_POLL_MAX = 0.005
 
 
 class ToolError(Exception):

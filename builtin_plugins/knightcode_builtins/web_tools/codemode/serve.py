@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallRecord", "Dispatcher", "serve"]
 
-_POLL_FIRST = 0.002  # seconds: right after a request the next one tends to follow soon
+_POLL_FIRST = 0.0005  # seconds: right after a request the next one tends to follow soon
 _POLL_MAX = 0.02
 
 
