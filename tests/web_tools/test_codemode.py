@@ -1,20 +1,24 @@
-"""Codemode through the real executable on this machine: one ``code`` step that calls four tools
-and a classifier (a real llama-server with a tiny model, a loopback page), and the ways a script
-ends badly — killed at its timeout, output cut, a traceback, a blocked call, a tool it may not
-call.
+"""Codemode through the real executable: one ``code`` step that calls four tools and a classifier
+(a real llama-server with a tiny model, a loopback page), on this machine and inside the bwrap
+sandbox, and the ways a script ends badly — killed at its timeout, output cut, a traceback, a
+blocked call, a tool it may not call.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from knightcode.testing import text_reply
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 from tests.llama_cpp.routers import KEY
 from tests.llama_cpp.servers import LlamaServer
+from tests.sandbox.conftest import factory
 
 from .codemode_support import (
     FOUR_TOOLS_AND_A_CLASSIFIER,
@@ -28,35 +32,57 @@ from .codemode_support import (
 from .pages.site import Site
 
 
+@pytest.mark.parametrize("backend", ["local", "bwrap"])
 def test_four_tools_and_a_classifier_in_one_step(
     scripted: Scripted,  # noqa: F811
     site: Site,  # noqa: F811
     router: LlamaServer,
+    tmp_path: Path,
+    backend: str,
 ) -> None:
+    """The issue's case, on this machine and inside the bwrap sandbox (bwrap must be installed:
+    CI fails without it, elsewhere the case is skipped with the reason, ``tests/sandbox``).
+    """
+    sandboxed = backend != "local"
+    if sandboxed:
+        factory(backend)
     router.ensure({"tiny-chat"})
-    prepare(scripted)
-    script = f"URL = {site.url('/data.json')!r}\n" + FOUR_TOOLS_AND_A_CLASSIFIER
-    records, result = run_script(scripted, script, LLAMA_BASE_URL=router.url, LLAMA_API_KEY=KEY)
+    prepare(scripted, settings={"sandbox": {"backend": backend}} if sandboxed else None)
+    outside = tmp_path / f"outside-{secrets.token_hex(4)}"
+    outside.mkdir()
+    script = (
+        f"URL = {site.url('/data.json')!r}\n" + FOUR_TOOLS_AND_A_CLASSIFIER + "import os\n"
+        f"print('host folder visible:', os.path.exists({str(outside)!r}))\n"
+        "print('script cwd:', os.getcwd())\n"
+    )
+    args = ("--sandbox", backend) if sandboxed else ()
+    records, result = run_script(
+        scripted, script, *args, LLAMA_BASE_URL=router.url, LLAMA_API_KEY=KEY
+    )
     assert result.returncode == 0, result.stderr
     end = code_end(records)
     assert end["isError"] is False, text(end)
     output = text(end)
+    cwd = "/workspace" if sandboxed else str(scripted.project)
     assert "lines: 3" in output
     assert "notes.txt:2: beta TODO: fix the frobnicator" in output
-    assert f"from-bash\n{scripted.project}" in output
+    assert f"from-bash\n{cwd}" in output  # bash ran inside the sandbox, when there is one
     assert 'Content-Type: application/json\n\n{"answer": 42, "items": [1, 2]}' in output
     # tiny-chat's next token is Yes .12 / No .03 whatever the prompt: P(yes) = .8
     assert "P(agent) = 0.8" in output
+    # the script itself runs behind the boundary: /workspace, not the host's folders
+    assert f"host folder visible: {not sandboxed}" in output
+    assert f"script cwd: {cwd}" in output
     assert output.endswith(
         "[exit status 0 · 5 calls: read, grep, bash, web_fetch, classify(llama.cpp/tiny-chat)]"
     )
     # the four tool calls are nested executions of call_1; classify is not a tool
     starts = [r for r in nested(records) if r["type"] == "tool_execution_start"]
-    assert [(r["toolCallId"], r["toolName"]) for r in starts] == [
-        ("call_1.1", "read"),
-        ("call_1.2", "grep"),
-        ("call_1.3", "bash"),
-        ("call_1.4", "web_fetch"),
+    assert [(r["toolCallId"], r["toolName"], r["parentToolCallId"]) for r in starts] == [
+        ("call_1.1", "read", "call_1"),
+        ("call_1.2", "grep", "call_1"),
+        ("call_1.3", "bash", "call_1"),
+        ("call_1.4", "web_fetch", "call_1"),
     ]
     assert end["result"]["details"]["calls"][-1] == {
         "name": "classify(llama.cpp/tiny-chat)",
@@ -69,13 +95,16 @@ def test_four_tools_and_a_classifier_in_one_step(
     assert "## Codemode functions" in system
     assert "read(path, offset=None, limit=None)" in system
     assert "web_fetch(url, raw=None)" in system and "classify(model, state, questions" in system
-    # one toolResult (the code call's), and the channel directory is gone
+    # one toolResult (the code call's)
     results = [
         r["message"]
         for r in records
         if r["type"] == "message_end" and r["message"]["role"] == "toolResult"
     ]
     assert [m["toolCallId"] for m in results] == ["call_1"]
+    # under the sandbox the channel lived in the workspace, and was removed
+    channels = scripted.project / ".knightcode" / "codemode"
+    assert channels.is_dir() == sandboxed and (not sandboxed or not list(channels.iterdir()))
 
 
 def test_a_script_over_its_timeout_is_killed(scripted: Scripted) -> None:  # noqa: F811
