@@ -217,12 +217,22 @@ def test_search_headers_and_limits():
     assert lines(ls)[-2] == "▌ … 2 more lines (ctrl+o to expand)"
 
 
+def test_web_tool_and_code_headers():
+    fetch = render_tool(_call("web_fetch", url="https://example.com/a"), None, None, opts())
+    assert lines(fetch)[0] == "▌ fetch https://example.com/a"
+    search = render_tool(_call("web_search", query="rich text", count=3), None, None, opts())
+    assert lines(search)[0] == "▌ search rich text (3 results)"
+    code = render_tool(_call("code", script="x = 1\nprint(x)\n"), _result("1\n"), None, opts())
+    assert lines(code) == ["▌ code python script (2 lines)", "▌ 1"]
+    # Another plugin's "code" tool without a script: the generic header.
+    other = render_tool(_call("code", language="go"), None, None, opts())
+    assert lines(other)[0] == '▌ code {"language":"go"}'
+
+
 def test_unknown_tool_shows_name_and_compact_arguments_on_one_line():
-    call = _call("web_search", query="rich " * 40, top=3)
+    call = _call("lookup", query="rich " * 40, top=3)
     collapsed = lines(render_tool(call, None, None, opts()), 60)
-    assert collapsed[0].startswith('▌ web_search {"query":"rich rich') and collapsed[0].endswith(
-        "…"
-    )
+    assert collapsed[0].startswith('▌ lookup {"query":"rich rich') and collapsed[0].endswith("…")
     assert len(collapsed) == 2
     expanded = lines(render_tool(call, None, None, opts(expand_tools=True)), 60)
     assert '▌   "top": 3' in expanded

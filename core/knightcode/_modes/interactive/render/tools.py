@@ -154,6 +154,41 @@ def _ls_header(call: ToolCall, result: ToolResultMessage | None, o: RenderOption
     return header
 
 
+def _fetch_header(call: ToolCall, result: ToolResultMessage | None, o: RenderOptions) -> Text:
+    url = _str(call["arguments"], "url")
+    if not url:
+        return _generic_header(call, o)
+    header = _title("fetch ", o)
+    header.append(sanitize(url), style=o.theme.accent)
+    if call["arguments"].get("raw") is True:
+        header.append(" (raw)", style=o.theme.muted)
+    return header
+
+
+def _web_search_header(call: ToolCall, result: ToolResultMessage | None, o: RenderOptions) -> Text:
+    args = call["arguments"]
+    query = _str(args, "query")
+    if not query:
+        return _generic_header(call, o)
+    header = _title("search ", o)
+    header.append(sanitize(query), style=o.theme.accent)
+    count = _int(args.get("count"))
+    if count is not None:
+        header.append(f" ({count} results)", style=o.theme.muted)
+    return header
+
+
+def _code_header(call: ToolCall, result: ToolResultMessage | None, o: RenderOptions) -> Text:
+    # Codemode's script: its size here, the calls it made and its output in the body.
+    script = _str(call["arguments"], "script")
+    if not script:
+        return _generic_header(call, o)
+    count = len(split_lines(script))
+    header = _title("code ", o)
+    header.append(f"python script ({count} line{'' if count == 1 else 's'})", style=o.theme.muted)
+    return header
+
+
 def _generic_header(call: ToolCall, o: RenderOptions) -> Text:
     header = _title(sanitize(call["name"]), o)
     if call["arguments"]:
@@ -176,6 +211,11 @@ _HEADERS: dict[str, Callable[[ToolCall, ToolResultMessage | None, RenderOptions]
     "grep": lambda call, _result, o: _search_header("grep", call, o),
     "find": lambda call, _result, o: _search_header("find", call, o),
     "ls": _ls_header,
+    # builtin:web-tools; another plugin's tool of the same name without the argument shown
+    # gets the generic header
+    "web_fetch": _fetch_header,
+    "web_search": _web_search_header,
+    "code": _code_header,
 }
 
 
