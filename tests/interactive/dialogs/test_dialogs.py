@@ -298,3 +298,10 @@ async def test_a_long_row_is_cut_to_one_screen_line_not_wrapped() -> None:
         # Search line, two rows: a wrapped row would make the body taller.
         assert body.size.height == len(str(body.render()).splitlines())
         assert body.size.height <= 3
+
+
+def test_select_labels_keep_their_column_spaces_but_not_line_breaks() -> None:
+    dialog = SelectDialog("Tools", ["read        on   core", "two\nlines\there"], keys=KEYS)
+    first, second = dialog.items
+    assert dialog.render_item(first, False).plain == "read        on   core"
+    assert dialog.render_item(second, False).plain == "two lines here"

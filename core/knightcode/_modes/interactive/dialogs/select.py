@@ -49,7 +49,8 @@ class SelectItem:
 
 
 def _single_line(text: str) -> str:
-    return " ".join(text.split())
+    # Line breaks and tabs become spaces; runs of spaces stay (plugins align columns with them).
+    return " ".join(text.replace("\t", " ").splitlines()).strip()
 
 
 class SelectDialog(ListDialog[SelectItem, str]):
