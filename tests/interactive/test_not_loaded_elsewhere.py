@@ -1,5 +1,6 @@
-"""The interactive UI (and Textual) stay out of -p, JSON and RPC runs, and the sandbox's modules out
-of runs without a sandbox: their start-up stays fast."""
+"""The interactive UI (and Textual) stay out of -p, JSON and RPC runs, the sandbox's modules out
+of runs without a sandbox, and the web tools' modules out of runs that use none of them: their
+start-up stays fast."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ PROBE = """
 import json, sys
 from knightcode import hookimpl
 
+WEB_TOOLS_AT_START = {
+    "knightcode_builtins.web_tools.definitions",
+    "knightcode_builtins.web_tools.settings",
+    "knightcode_builtins.web_tools.codemode",
+    "knightcode_builtins.web_tools.codemode.enable",
+}
+
 @hookimpl
 def session_shutdown(reason, target_session_file):
     loaded = sorted(
@@ -22,6 +30,8 @@ def session_shutdown(reason, target_session_file):
         if name.split(".")[0] == "textual" or name.startswith("knightcode._modes.interactive")
         # builtin:gondolin's own package is loaded (its hooks); nothing under it without a sandbox
         or name.startswith("knightcode_builtins.gondolin.")
+        # builtin:web-tools registers its tools from definitions.py; the rest loads on use
+        or name.startswith("knightcode_builtins.web_tools.") and name not in WEB_TOOLS_AT_START
     )
     with open(OUT, "w") as out:
         json.dump(loaded, out)

@@ -46,14 +46,17 @@ def register_tools(register: Callable[..., None]) -> None:
     """``web_search``, ``web_fetch`` and ``code`` (offered only in codemode); they read
     tools.json on each call.
     """
-    from knightcode_builtins.web_tools.codemode.tool import code_tool
-    from knightcode_builtins.web_tools.fetch import web_fetch_tool
-    from knightcode_builtins.web_tools.search import web_search_definition
+    # definitions.py only: the modules behind the tools load on their first call.
+    from knightcode_builtins.web_tools.definitions import (
+        code_definition,
+        web_fetch_definition,
+        web_search_definition,
+    )
     from knightcode_builtins.web_tools.settings import fetch_settings_for
 
     register(web_search_definition())
-    register(web_fetch_tool(fetch_settings_for))
-    register(code_tool())
+    register(web_fetch_definition(fetch_settings_for))
+    register(code_definition())
 
 
 @hookimpl
@@ -100,12 +103,17 @@ def before_agent_start(
 @hookimpl
 def register_commands(register: Callable[..., None]) -> None:
     """``/tools``: the tools on and off, the Brave key, the scratchpad, gate and codemode."""
-    from knightcode_builtins.web_tools.tools_command import tools_command
+
+    async def handler(args: str, ctx: HookContext) -> None:
+        # The menu's module (and tools.json's) loads when /tools is used, not at every start.
+        from knightcode_builtins.web_tools.tools_command import tools_command
+
+        await tools_command(args, ctx)
 
     register(
         name="tools",
         description="Tools on/off, the Brave key, scratchpad, gate and codemode settings",
-        handler=tools_command,
+        handler=handler,
     )
 
 

@@ -34,10 +34,10 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from knightcode import ConfigError
 
+from .definitions import SAFE_SEARCH, SafeSearch
 from .gate_config import GateConfig, GatePattern, describe_gate, parse_gate
 
 __all__ = [
@@ -65,9 +65,6 @@ FILE_NAME = "tools.json"
 DEFAULT_BRAVE_URL = "https://api.search.brave.com/res/v1"
 MAX_BYTES = 1024 * 1024
 """tools.json is a handful of keys; anything larger is not one (and is not read whole)."""
-
-SafeSearch = Literal["off", "moderate", "strict"]
-SAFE_SEARCH: tuple[SafeSearch, ...] = ("off", "moderate", "strict")
 
 
 class ToolsConfigError(ConfigError):

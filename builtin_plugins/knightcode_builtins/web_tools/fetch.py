@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from knightcode import __version__
 
+from .definitions import FETCH_PARAMETERS
 from .scratchpad import (
     ScratchpadSettings,
     default_scratchpad_dir,
@@ -362,17 +363,7 @@ def render(fetched: Fetched, settings: FetchSettings, *, raw: bool = False) -> R
     return Rendered("text", _decode(fetched))
 
 
-PARAMETERS: Mapping[str, object] = {
-    "type": "object",
-    "properties": {
-        "url": {"type": "string", "description": "The http or https URL to fetch"},
-        "raw": {
-            "type": "boolean",
-            "description": "Return HTML as it came instead of the extracted markdown",
-        },
-    },
-    "required": ["url"],
-}
+PARAMETERS = FETCH_PARAMETERS
 
 
 async def web_fetch(
@@ -444,41 +435,24 @@ async def web_fetch(
     return {"content": [{"type": "text", "text": header + "\n" + text}], "details": details}
 
 
+async def fetch_for_tool(
+    args: Mapping[str, object], settings: FetchSettings, ctx: ToolContext
+) -> ToolResult:
+    """The tool's work for one call's arguments (``definitions.web_fetch_definition``)."""
+    url = args.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise FetchError("give the url to fetch")
+    return await web_fetch(url.strip(), settings, ctx, raw=args.get("raw") is True)
+
+
 def web_fetch_tool(
     settings: FetchSettings | Callable[[ToolContext], FetchSettings] | None = None,
 ) -> ToolDefinition:
-    """The ``web_fetch`` tool definition.
+    """The ``web_fetch`` tool definition (see ``definitions.web_fetch_definition``).
 
     :param settings: fixed settings, or a function of the call's context that returns them (read
         ``tools.json`` there, so edits apply without a restart); None: the defaults
     """
-    from knightcode import ToolDefinition
+    from .definitions import web_fetch_definition
 
-    def settings_for(ctx: ToolContext) -> FetchSettings:
-        if settings is None:
-            return FetchSettings()
-        if isinstance(settings, FetchSettings):
-            return settings
-        return settings(ctx)
-
-    async def execute(
-        tool_call_id: str, args: Mapping[str, object], ctx: ToolContext, on_update: object
-    ) -> ToolResult:
-        url = args.get("url")
-        if not isinstance(url, str) or not url.strip():
-            raise FetchError("give the url to fetch")
-        return await web_fetch(url.strip(), settings_for(ctx), ctx, raw=args.get("raw") is True)
-
-    return ToolDefinition(
-        name="web_fetch",
-        label="Fetch",
-        description=(
-            "Fetch a web page or file by URL and return it as readable text: HTML as markdown "
-            "(main content only), PDF as text, text and JSON as they are. Long results are "
-            "saved whole to a scratchpad file whose path is given; read or grep that file "
-            "rather than fetching again."
-        ),
-        parameters=PARAMETERS,
-        execute=execute,
-        prompt_snippet="web_fetch: fetch a URL as readable markdown/text",
-    )
+    return web_fetch_definition(settings)

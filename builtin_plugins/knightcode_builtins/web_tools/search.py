@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING
 
 from knightcode import ToolDefinition, __version__
 
-from .config import SAFE_SEARCH, SearchConfig, ToolsConfigError, load_tools_config
+from . import definitions
+from .config import SearchConfig, ToolsConfigError, load_tools_config
+from .definitions import SAFE_SEARCH, SEARCH_PARAMETERS
 from .settings import agent_dir_of
 from .tls import tls_context
 
@@ -56,35 +58,7 @@ NO_KEY = (
     "variable. Keys: https://brave.com/search/api/"
 )
 
-PARAMETERS: dict[str, object] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "description": "What to search the web for"},
-        "count": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 20,
-            "description": "How many results (1-20; default from tools.json, else 5)",
-        },
-        "freshness": {
-            "type": "string",
-            "description": (
-                "Only results this recent: pd (a day), pw (a week), pm (a month), py (a year) "
-                "or a range YYYY-MM-DDtoYYYY-MM-DD"
-            ),
-        },
-        "country": {
-            "type": "string",
-            "description": "Two-letter country code the results are for, e.g. us, de",
-        },
-        "safesearch": {
-            "type": "string",
-            "enum": list(SAFE_SEARCH),
-            "description": "Adult content filter (default moderate)",
-        },
-    },
-    "required": ["query"],
-}
+PARAMETERS = SEARCH_PARAMETERS
 
 
 class WebSearchError(Exception):
@@ -329,15 +303,7 @@ async def web_search_tool(
 
 
 def web_search_definition() -> ToolDefinition:
-    """The ``web_search`` tool."""
-    return ToolDefinition(
-        name="web_search",
-        label="Web search",
-        description=(
-            "Search the web (Brave Search). Returns titles, URLs, snippets and ages as a "
-            "markdown list; fetch a result with web_fetch to read it."
-        ),
-        parameters=PARAMETERS,
-        execute=web_search_tool,
-        prompt_snippet="web_search: search the web for current information",
-    )
+    """The ``web_search`` tool (built in ``definitions.py``, which imports this module on the
+    first call).
+    """
+    return definitions.web_search_definition()

@@ -9,11 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import ToolsConfig, load_tools_config
-
 if TYPE_CHECKING:
     from knightcode import ToolContext
 
+    from .config import ToolsConfig
     from .fetch import FetchSettings
 
 __all__ = ["agent_dir_of", "fetch_settings_for", "tools_config_for"]
@@ -32,6 +31,8 @@ def tools_config_for(ctx: ToolContext) -> ToolsConfig:
     :raises ToolsConfigError: the file is broken (the tool reports the message, which names the
         file and the key)
     """
+    from .config import ToolsConfig, load_tools_config  # on the first call: see definitions.py
+
     agent_dir = agent_dir_of(ctx)
     return load_tools_config(agent_dir) if agent_dir is not None else ToolsConfig()
 

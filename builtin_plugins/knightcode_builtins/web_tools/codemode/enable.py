@@ -18,9 +18,6 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from ..config import ToolsConfigError, load_tools_config
-from .functions import describe_functions, function_spec
-
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -36,6 +33,16 @@ def _wanted(ctx: HookContext) -> bool:
     """``--codemode``, else tools.json (a broken file is reported and counts as off)."""
     if ctx.flags.get("codemode"):
         return True
+    # Every session start asks; a tools.json that never mentions codemode (or none at all)
+    # answers without importing and validating the whole file.
+    try:
+        text = (ctx.agent_dir / "tools.json").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    if "codemode" not in text:
+        return False
+    from ..config import ToolsConfigError, load_tools_config
+
     try:
         return load_tools_config(ctx.agent_dir).codemode.enabled
     except ToolsConfigError as error:
@@ -97,6 +104,8 @@ def codemode_prompt(ctx: HookContext) -> str | None:
     agent = ctx.agent
     if agent is None or CODE not in agent.active_tools:
         return None
+    from .functions import describe_functions, function_spec
+
     names = _callable_names(agent) or ()
     infos = {info.name: info for info in agent.available_tools()}
     listed = [infos[name] for name in names if name in infos and name != CODE]

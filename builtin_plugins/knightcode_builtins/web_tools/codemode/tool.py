@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode import ToolDefinition
+from ..definitions import CODE_DESCRIPTION, CODE_PARAMETERS, code_definition
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from knightcode import ExecResult, ToolContext, ToolResult
+    from knightcode import ExecResult, ToolContext, ToolDefinition, ToolResult
 
     from ..config import CodemodeConfig
     from .output import BoundedOutput
@@ -29,36 +29,8 @@ __all__ = ["code_tool"]
 
 RUNTIME = Path(__file__).with_name("runtime.py")
 
-DESCRIPTION = """\
-Run a short Python 3 script whose functions are your other tools, and get back what it prints.
-Do several steps in one script — read files, grep, run commands, fetch pages, classify — instead \
-of one tool call each, and print only what you need.
-
-- Each tool is a function returning the tool's text, with its arguments as keywords \
-(required ones may be positional): `read("src/app.py", limit=40)`, `bash("pytest -q")`, \
-`grep(pattern="TODO", path="src")`. The functions of this session are listed in the system \
-prompt under "Codemode functions"; `help(read)` prints one's description.
-- A failed or blocked call raises `ToolError` (`str(error)` says why); catch it to carry on.
-- `classify(model, state, questions)` asks a classifier model typed questions and returns \
-the probabilities.
-- The script runs in the working directory with a timeout; stdout and stderr come back (long \
-output is cut in the middle); an uncaught exception returns its traceback as an error."""
-
-PARAMETERS: dict[str, object] = {
-    "type": "object",
-    "properties": {
-        "script": {
-            "type": "string",
-            "description": "Python 3 source; call the tools as functions and print the results",
-        },
-        "timeout": {
-            "type": "number",
-            "description": "Seconds before the script is killed (default: tools.json "
-            "codemode.timeout, 120)",
-        },
-    },
-    "required": ["script"],
-}
+DESCRIPTION = CODE_DESCRIPTION
+PARAMETERS = CODE_PARAMETERS
 
 
 class ScriptFailed(Exception):
@@ -176,32 +148,25 @@ def _outcome(
     return {"content": [{"type": "text", "text": f"{text}\n\n{summary}"}], "details": details}
 
 
+async def run_code(
+    tool_call_id: str,
+    args: dict[str, object],
+    ctx: ToolContext,
+    on_update: Callable[[ToolResult], object],
+) -> ToolResult:
+    """The ``code`` tool's work for one call (``definitions.code_definition``)."""
+    from ..settings import tools_config_for
+
+    script = args.get("script")
+    if not isinstance(script, str) or not script.strip():
+        raise ScriptFailed("code: `script` is empty; pass Python source to run", {})
+    config = tools_config_for(ctx).codemode
+    timeout = args.get("timeout")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        timeout = config.timeout
+    return await _run_script(ctx, script, config, float(timeout), on_update)
+
+
 def code_tool() -> ToolDefinition:
     """The ``code`` tool's definition (modules load on its first call)."""
-
-    async def execute(
-        tool_call_id: str,
-        args: dict[str, object],
-        ctx: ToolContext,
-        on_update: Callable[[ToolResult], object],
-    ) -> ToolResult:
-        from ..settings import tools_config_for
-
-        script = args.get("script")
-        if not isinstance(script, str) or not script.strip():
-            raise ScriptFailed("code: `script` is empty; pass Python source to run", {})
-        config = tools_config_for(ctx).codemode
-        timeout = args.get("timeout")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            timeout = config.timeout
-        return await _run_script(ctx, script, config, float(timeout), on_update)
-
-    return ToolDefinition(
-        name="code",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=execute,
-        label="Code",
-        prompt_snippet="Run a Python script that calls the other tools as functions",
-        default_active=False,  # offered in codemode (enable.py), or when switched on by hand
-    )
+    return code_definition()
