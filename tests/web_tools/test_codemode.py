@@ -102,9 +102,12 @@ def test_four_tools_and_a_classifier_in_one_step(
         if r["type"] == "message_end" and r["message"]["role"] == "toolResult"
     ]
     assert [m["toolCallId"] for m in results] == ["call_1"]
-    # under the sandbox the channel lived in the workspace, and was removed
+    # under the sandbox the channel lived in the workspace (git-ignored), and was removed
     channels = scripted.project / ".knightcode" / "codemode"
-    assert channels.is_dir() == sandboxed and (not sandboxed or not list(channels.iterdir()))
+    assert channels.is_dir() == sandboxed
+    if sandboxed:
+        assert [entry.name for entry in channels.iterdir()] == [".gitignore"]
+        assert (channels / ".gitignore").read_text() == "*\n"
 
 
 def test_a_script_over_its_timeout_is_killed(scripted: Scripted) -> None:  # noqa: F811

@@ -9,7 +9,7 @@ talk through files (``runtime.py`` describes the protocol) in a directory that i
   ``bash``;
 * **reachable by the script**: without a sandbox, a temporary directory of this machine; under
   one that maps the workspace (``/workspace``), a directory under the host's project folder
-  (``.knightcode/codemode/``), which the script sees through the mount;
+  (``.knightcode/codemode/``, git-ignored), which the script sees through the mount;
 * **read on the host directly**: polling goes to the host's file system, not through the
   backend, so a request costs a ``scandir`` rather than a process in the sandbox.
 
@@ -67,6 +67,9 @@ class Channel:
             raise ChannelError("codemode under a sandbox needs a session (the project folder)")
         base = Path(ctx.context.cwd).joinpath(*_WORKSPACE_DIR)
         base.mkdir(parents=True, exist_ok=True)
+        ignore = base / ".gitignore"
+        if not ignore.exists():  # a run's leftovers (a kill mid-run) stay out of git
+            ignore.write_text("*\n", encoding="utf-8")
         host_dir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
         return cls(host_dir, str(to_agent(host_dir)))
 
