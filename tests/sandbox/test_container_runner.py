@@ -614,3 +614,34 @@ async def test_cancelled_start_leaves_no_container(tmp_path: Path) -> None:
         await task
     await made.close()
     assert session_containers(made.session_id) == []
+
+
+class _SlowCollector(ContainerRunner):
+    """The stale-container collection that runs beside ``podman run`` takes longer than the run
+    (as it can on a loaded machine): a seam in the runner itself, the engine is real.
+    """
+
+    async def _remove_stale(self) -> None:
+        await asyncio.sleep(4)
+
+
+async def test_a_start_cancelled_after_run_made_the_container_removes_it(tmp_path: Path) -> None:
+    # `run` has finished (the container exists) but the start is still waiting for the stale
+    # collection when it is cancelled: the container is not recorded yet, and must go anyway.
+    made = _SlowCollector(
+        tmp_path,
+        factory.container_config(),
+        session_id=f"test-{random.randrange(16**8):08x}",
+        state_dir=factory.state_dir(),
+    )
+    task = asyncio.ensure_future(made.start())
+    deadline = time.monotonic() + 20
+    while not session_containers(made.session_id) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert session_containers(made.session_id), "podman run never made the container"
+    await asyncio.sleep(1.0)  # the `run` client has exited; the collection sleeps on
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await made.close()
+    assert session_containers(made.session_id) == []

@@ -458,14 +458,17 @@ class ContainerRunner:
         # then removes what it made.
         running = asyncio.ensure_future(_run_cli(self._run_argv(name)))
         try:
-            result = await asyncio.shield(running)
+            try:
+                result = await asyncio.shield(running)
+            finally:
+                # Inside the clean-up's reach: a cancel (or a failure) here, after `run` made
+                # the container but before it is recorded, must remove it too.
+                await collect
         except BaseException:
             cleanup = asyncio.ensure_future(self._remove_unstarted(running, name))
             with contextlib.suppress(BaseException):
                 await asyncio.shield(cleanup)
             raise
-        finally:
-            await collect
         if result.code != 0:
             image = self.config.container.image
             if (await _run_cli([self.cli, "image", "inspect", image])).code != 0:
