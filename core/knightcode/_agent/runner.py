@@ -61,18 +61,22 @@ class PromptRunner:
         images: list[ImageContent],
         source: Literal["interactive", "rpc", "extension"],
     ) -> tuple[list[AgentMessage], str] | None:
-        """Apply the ``input`` and ``before_agent_start`` hooks: the prompt messages and the
-        system prompt of the run, or None when a plugin handled the input.
+        """Apply the ``input`` hook, expand ``/skill:name`` and prompt templates, then apply
+        ``before_agent_start``: the prompt messages and the system prompt of the run, or None
+        when a plugin handled the input.
         """
+        from knightcode._resources.expansion import expand_input
+
         agent = self.agent
         hooks = agent.hooks
         system_prompt = agent.system_prompt
         if hooks is None:
-            return [agent.user_message(text, images)], system_prompt
+            return [agent.user_message(expand_input(text, agent.resources), images)], system_prompt
         verdict = await hooks.input(text=text, images=images, source=source)
         if verdict.handled:
             return None
         text, images = verdict.text, verdict.images  # type: ignore[assignment]
+        text = expand_input(text, agent.resources)
         started = await hooks.before_agent_start(
             prompt=text, images=images, system_prompt=system_prompt
         )

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.definitions import ToolDefinition
     from knightcode._plugins.hooks import Hooks
     from knightcode._plugins.results import CompactionVerdict
+    from knightcode._resources.discovery import ResourceSet
     from knightcode._session.context import SessionContext
     from knightcode._session.manager import SessionManager
     from knightcode._tools.backend import ExecutionBackend
@@ -93,6 +94,8 @@ class AgentSessionOptions:
     :param shell_command_prefix: settings ``shellCommandPrefix``
     :param tool_set: every available tool and the active ones (start-up builds it so plugins
         can change the set); None: exactly ``tools`` with ``system_prompt``, fixed
+    :param resources: skills and prompt templates, which ``/skill:name`` and ``/template``
+        prompts expand to (None: none)
     """
 
     cwd: Path
@@ -116,6 +119,7 @@ class AgentSessionOptions:
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     tool_set: ToolSet | None = None
+    resources: ResourceSet | None = None
 
 
 class AgentSession:
@@ -125,6 +129,8 @@ class AgentSession:
         self.options = options
         self._session = options.session
         self._model = options.model
+        self.resources: ResourceSet | None = options.resources
+        """Skills and prompt templates; replaced on ``/reload``."""
         self._thinking_level: ThinkingLevel = options.thinking_level
         self._tool_set = options.tool_set or ToolSet(
             options.tools, {}, options.tools, options.system_prompt

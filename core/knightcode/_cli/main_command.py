@@ -64,6 +64,9 @@ class RunRequest:
     approve: bool = False
     extension_paths: list[Path] = field(default_factory=list)
     no_extensions: bool = False
+    skill_paths: list[Path] = field(default_factory=list)
+    """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
+    no_skills: bool = False
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -197,6 +200,8 @@ def make_request(params: Params) -> RunRequest:
         approve=bool(params["approve"]),
         extension_paths=[path.expanduser() for path in _paths(params, "extension")],
         no_extensions=bool(params["no_extensions"]),
+        skill_paths=[path.expanduser() for path in _paths(params, "skill")],
+        no_skills=bool(params["no_skills"]),
         plugin_flags=flags,
     )
 
@@ -253,6 +258,18 @@ def _options() -> list[click.Parameter]:
             ["--no-extensions"],
             is_flag=True,
             help="Load no discovered extensions or plugin packages (built-ins and -e still load).",
+        ),
+        click.Option(
+            ["--skill"],
+            type=path,
+            multiple=True,
+            metavar="PATH",
+            help="Load the skill file or directory at PATH (repeatable; also with --no-skills).",
+        ),
+        click.Option(
+            ["--no-skills"],
+            is_flag=True,
+            help="Load no discovered skills (--skill paths still load).",
         ),
         click.Option(
             ["--tools"],

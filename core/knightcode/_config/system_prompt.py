@@ -112,6 +112,7 @@ def build_system_prompt(
     context_files: Sequence[ContextFile],
     system_override: str | None = None,
     append: Sequence[str] = (),
+    skills: str = "",
     today: datetime.date | None = None,
 ) -> str:
     """Assemble the system prompt.
@@ -122,6 +123,7 @@ def build_system_prompt(
     :param system_override: ``--system-prompt`` or SYSTEM.md text; replaces knightcode's own
         intro, tool list and guidelines (the tools still reach the model as tool definitions)
     :param append: APPEND_SYSTEM.md and ``--append-system-prompt`` texts, in order
+    :param skills: the ``<available_skills>`` section (empty: none, or no ``read`` tool)
     :param today: the date to state (today when omitted; a parameter so tests are stable)
     """
     if system_override is not None:
@@ -132,6 +134,7 @@ def build_system_prompt(
     if context_files:
         sections.append("# Project Context\n\nProject-specific instructions and guidelines:")
         sections.extend(f"## {item.path}\n\n{item.content.strip()}" for item in context_files)
+    sections.append(skills.strip())
     date = (today or datetime.date.today()).isoformat()
     sections.append(f"Current date: {date}\nCurrent working directory: {cwd.as_posix()}")
     return "\n\n".join(section for section in sections if section)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.definitions import ToolDefinition
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
+    from knightcode._resources.discovery import ResourceSet
     from knightcode._session.context import ModelRef
     from knightcode._session.manager import SessionManager
     from knightcode._session.notices import SessionNotice
@@ -189,13 +190,16 @@ def system_prompt(
     trusted: bool,
     tools: dict[str, ToolDefinition],
     warnings: list[str],
+    resources: ResourceSet | None = None,
 ) -> str:
-    """The system prompt from SYSTEM.md/APPEND_SYSTEM.md, the command line and context files.
+    """The system prompt from SYSTEM.md/APPEND_SYSTEM.md, the command line, context files and
+    the skills (listed only with the ``read`` tool active: the model loads a skill by reading it).
 
     Context files skipped for safety are reported in ``warnings``.
     """
     from knightcode._config.context_files import discover_context_files
     from knightcode._config.system_prompt import build_system_prompt, load_prompt_files
+    from knightcode._resources.skills import format_skills_for_prompt
 
     files = load_prompt_files(agent_dir, cwd, project_trusted=trusted)
     append = [text for text in (files.append, *request.append_system_prompt) if text]
@@ -208,21 +212,56 @@ def system_prompt(
         if request.system_prompt is not None
         else files.system,
         append=append,
+        skills=format_skills_for_prompt(resources.skills) if resources and "read" in tools else "",
     )
 
 
 def prompt_builder(
-    request: RunRequest, cwd: Path, agent_dir: Path, trusted: bool, backend: ExecutionBackend
+    request: RunRequest,
+    cwd: Path,
+    agent_dir: Path,
+    trusted: bool,
+    backend: ExecutionBackend,
+    resources: Callable[[], ResourceSet | None] = lambda: None,
 ) -> Callable[[dict[str, ToolDefinition]], str]:
     """Builds the system prompt again for another set of active tools (``set_active_tools``);
     the warnings about skipped context files were reported at start and are not repeated.
+
+    :param resources: the session's current skills (they change on ``/reload``)
     """
 
     def build(tools: dict[str, ToolDefinition]) -> str:
-        prompt = system_prompt(request, cwd, agent_dir, trusted, tools, [])
+        prompt = system_prompt(request, cwd, agent_dir, trusted, tools, [], resources())
         return with_agent_cwd(prompt, backend, cwd)
 
     return build
+
+
+async def load_resources(
+    request: RunRequest, host: PluginHost, settings: Settings, *, trusted: bool, reload: bool
+) -> ResourceSet:
+    """The session's skills and prompt templates (after asking plugins, ``resources_discover``);
+    their warnings go to ``host.warnings``.
+    """
+    from knightcode._resources.discovery import ResourceSources, discover_resources
+
+    assert host.options is not None
+    cwd = host.options.cwd
+    found = await host.hooks.resources_discover(cwd=cwd, reason="reload" if reload else "startup")
+    sources = ResourceSources(
+        agent_dir=host.options.agent_dir,
+        cwd=cwd,
+        trusted=trusted,
+        setting_skills=settings.path_entries("skills"),
+        setting_prompts=settings.path_entries("prompts"),
+        plugin_skills=[("plugin", cwd / path) for item in found for path in item.skill_paths],
+        plugin_prompts=[("plugin", cwd / path) for item in found for path in item.prompt_paths],
+        cli_skills=request.skill_paths,
+        no_skills=request.no_skills,
+    )
+    resources = discover_resources(sources)
+    host.warnings.extend(resources.warnings)
+    return resources
 
 
 def placeholder_model() -> Model:
@@ -285,10 +324,21 @@ async def build_agent(
         request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
     )
     retry = model_settings.retry
-    build_prompt = prompt_builder(request, cwd, agent_dir, plan.trust.trusted, backend)
+    resources = await load_resources(
+        request, host, settings, trusted=plan.trust.trusted, reload=False
+    )
+    holder: list[AgentSession] = []
+    build_prompt = prompt_builder(
+        request,
+        cwd,
+        agent_dir,
+        plan.trust.trusted,
+        backend,
+        lambda: holder[0].resources if holder else resources,
+    )
     tools = {name: every[name] for name in names}
     prompt = with_agent_cwd(
-        system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings),
+        system_prompt(request, cwd, agent_dir, plan.trust.trusted, tools, host.warnings, resources),
         backend,
         cwd,
     )
@@ -317,8 +367,10 @@ async def build_agent(
             auto_compaction=model_settings.compaction.enabled,
             shell_path=model_settings.shell_path,
             shell_command_prefix=model_settings.shell_command_prefix,
+            resources=resources,
         )
     )
+    holder.append(agent)
     host.context.bind_session(agent, backend)
     return agent
 

@@ -1,0 +1,47 @@
+"""Turning ``/skill:name args`` and ``/template args`` into the prompt they stand for.
+
+Done in :meth:`AgentSession.prompt` (after the ``input`` hook, so a plugin sees what the user
+typed), which makes every mode — interactive, ``-p``, JSON, RPC ``prompt`` — expand alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from knightcode._resources.discovery import ResourceSet
+from knightcode._resources.frontmatter import parse_frontmatter
+from knightcode._resources.templates import expand_template
+
+SKILL_PREFIX = "/skill:"
+
+
+def skill_block(name: str, path: Path, args: str) -> str | None:
+    """A skill's body wrapped for the model, then the user's ``args``; None when the file
+    cannot be read any more (it changed since start-up).
+    """
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    body = parse_frontmatter(text).body
+    block = (
+        f"<skill name={quoteattr(name)} location={quoteattr(path.as_posix())}>\n"
+        f"References are relative to {path.parent.as_posix()}.\n\n{body}\n</skill>"
+    )
+    return f"{block}\n\n{args}" if args.strip() else block
+
+
+def expand_input(text: str, resources: ResourceSet | None) -> str:
+    """The prompt ``text`` stands for: a skill or template expanded, anything else unchanged."""
+    if resources is None or not text.startswith("/"):
+        return text
+    if text.startswith(SKILL_PREFIX):
+        head, _, args = text[len(SKILL_PREFIX) :].partition(" ")
+        skill = resources.skill(head.strip())
+        if skill is None:
+            return text
+        expanded = skill_block(skill.name, skill.path, args.strip())
+        return text if expanded is None else expanded
+    expanded_template = expand_template(text, resources.templates)
+    return text if expanded_template is None else expanded_template
