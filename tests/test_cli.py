@@ -183,6 +183,8 @@ def _params(**overrides: object) -> dict[str, object]:
         approve=False,
         extension=(),
         no_extensions=False,
+        skill=(),
+        no_skills=False,
     )
     base.update(overrides)
     return base

@@ -85,9 +85,8 @@ from tests.typecheck import hints, problems, property_problems
 HOOKS = [name for name in hookspecs.all_hook_names() if not name.startswith("register_")]
 """Every hook a session fires (registration hooks run once, at load, with a callback)."""
 
-NOT_FIRED_BY_THE_KERNEL = {"resources_discover"}
-"""Hooks the kernel does not fire yet: skills, prompt templates and themes are not loaded by
-this version, so nothing asks plugins for them. The contract test fires them directly."""
+NOT_FIRED_BY_THE_KERNEL: set[str] = set()
+"""Hooks the kernel does not fire yet (none since ``resources_discover`` fires at start-up)."""
 
 Answer = Callable[[dict[str, object]], object]
 """How a test answers a hook: from the arguments of the call to the handler's result."""
@@ -288,8 +287,8 @@ async def drive_every_hook(run: Run, project: Path, recorder: Recorder) -> None:
     header = json.loads(doomed.read_text(encoding="utf-8").split("\n", 1)[0])
     doomed.unlink()
     await run.host.hooks.session_delete(session_file=doomed, header=header)
-    # Not fired by the kernel yet (see NOT_FIRED_BY_THE_KERNEL): fired here directly.
-    assert await run.host.hooks.resources_discover(cwd=project, reason="startup") == []
+    # resources_discover fired when the session was built (start-up); once more as on /reload.
+    assert await run.host.hooks.resources_discover(cwd=project, reason="reload") == []
 
 
 async def test_every_hook_fires_with_the_documented_argument_shapes(
@@ -825,8 +824,7 @@ async def test_execution_backend_is_the_backend_of_every_tool(
 )
 async def test_resources_are_collected(build: Builder, project_dir: Path, answer: object) -> None:
     run, recorder = await answering(build, "resources_discover", answer)
-    # The kernel does not fire resources_discover yet (NOT_FIRED_BY_THE_KERNEL): fired directly,
-    # through the same typed façade the kernel will use.
+    # Fired directly, through the typed façade the kernel uses at start-up and on /reload.
     found = await run.host.hooks.resources_discover(cwd=project_dir, reason="reload")
     accepted(run, recorder)
     assert found == [Resources(skill_paths=("skills",), prompt_paths=(Path("prompts"),))]

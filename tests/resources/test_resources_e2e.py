@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from knightcode.testing import text_reply
 from tests.agent.conftest import MODEL, PROVIDER, Scripted, scripted  # noqa: F401 (the fixture)
 
@@ -70,3 +68,116 @@ def test_no_skills_block_without_read(scripted: Scripted) -> None:  # noqa: F811
     result = scripted.run("--tools", "bash", "-p", "hello")
     assert result.returncode == 0, result.stderr
     assert "<available_skills>" not in system_text(scripted.server.requests[0].body)
+
+
+REVIEW = "---\ndescription: Review code\nargument-hint: FILE [FOCUS...]\n---\n" + (
+    "first=$1 second=$2 all=$@ args=$ARGUMENTS rest=${@:2} one=${@:2:1} none=$9."
+)
+EXPANDED = (
+    "first=a.py second=the parser all=a.py the parser tests args=a.py the parser tests "
+    "rest=the parser tests one=the parser none=."
+)
+TYPED = '/review a.py "the parser" tests'
+
+
+def test_template_and_skill_in_print_mode(scripted: Scripted) -> None:  # noqa: F811
+    write_template(scripted.agent_dir / "prompts", "review", REVIEW)
+    skill = write_skill(scripted.agent_dir / "skills", "pdf-tools", "PDFs", "Use pdftotext.")
+    scripted.server.add(text_reply("one"), text_reply("two"))
+    result = scripted.run("-p", TYPED, "/skill:pdf-tools convert a.pdf")
+    assert result.returncode == 0, result.stderr
+    first, second = (user_texts(r.body)[-1] for r in scripted.server.requests)
+    assert first == EXPANDED
+    assert second.startswith(f'<skill name="pdf-tools" location="{skill.as_posix()}">')
+    assert "Use pdftotext.\n</skill>\n\nconvert a.pdf" in second
+
+
+def test_template_in_json_mode_is_recorded_expanded(scripted: Scripted) -> None:  # noqa: F811
+    write_template(scripted.agent_dir / "prompts", "review", REVIEW)
+    scripted.server.add(text_reply("done"))
+    records, result = scripted.run_json(TYPED)
+    assert result.returncode == 0, result.stderr
+    assert user_texts(scripted.server.requests[0].body)[-1] == EXPANDED
+    users = [
+        r["message"]
+        for r in records
+        if r["type"] == "message_end" and r["message"]["role"] == "user"
+    ]
+    assert users and EXPANDED in json.dumps(users[0])
+
+
+def test_unknown_slash_text_goes_to_the_model_unchanged(scripted: Scripted) -> None:  # noqa: F811
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-p", "/nothing-here x")
+    assert result.returncode == 0, result.stderr
+    assert user_texts(scripted.server.requests[0].body)[-1] == "/nothing-here x"
+
+
+def test_skill_flags(scripted: Scripted, tmp_path: Path) -> None:  # noqa: F811
+    write_skill(scripted.agent_dir / "skills", "from-agent-dir", "Discovered.")
+    extra = write_skill(tmp_path / "elsewhere", "from-flag", "Given on the command line.")
+    scripted.server.add(text_reply("ok"), text_reply("ok"))
+    assert scripted.run("--skill", str(extra.parent), "-p", "hi").returncode == 0
+    system = system_text(scripted.server.requests[0].body)
+    assert "<name>from-agent-dir</name>" in system and "<name>from-flag</name>" in system
+    result = scripted.run("--no-skills", "--skill", str(extra), "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    system = system_text(scripted.server.requests[1].body)
+    assert "<name>from-agent-dir</name>" not in system and "<name>from-flag</name>" in system
+
+
+def test_skill_warnings_reach_stderr(scripted: Scripted) -> None:  # noqa: F811
+    write_skill(scripted.agent_dir / "skills", "Bad_Name", "Still loads.")
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "invalid characters" in result.stderr
+    assert "<name>Bad_Name</name>" in system_text(scripted.server.requests[0].body)
+
+
+def test_untrusted_project_resources_are_ignored_until_trusted(scripted: Scripted) -> None:  # noqa: F811
+    project_dir = scripted.project / ".knightcode"
+    write_skill(project_dir / "skills", "project-skill", "From the project.")
+    write_template(project_dir / "prompts", "ship", "Ship it: $@")
+    scripted.server.add(text_reply("ok"), text_reply("ok"))
+    result = scripted.run("-p", "/ship now")
+    assert result.returncode == 0, result.stderr
+    assert "not trusted" in result.stderr and "knightcode trust" in result.stderr
+    assert "project-skill" not in system_text(scripted.server.requests[0].body)
+    assert user_texts(scripted.server.requests[0].body)[-1] == "/ship now"
+    trust = subprocess.run(
+        [sys.executable, "-m", "knightcode", "trust"],
+        cwd=scripted.project,
+        env=scripted.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert trust.returncode == 0, trust.stderr
+    result = scripted.run("-p", "/ship now")
+    assert result.returncode == 0, result.stderr
+    assert "not trusted" not in result.stderr
+    assert "<name>project-skill</name>" in system_text(scripted.server.requests[1].body)
+    assert user_texts(scripted.server.requests[1].body)[-1] == "Ship it: now"
+
+
+def test_plugin_resources_discover(scripted: Scripted, tmp_path: Path) -> None:  # noqa: F811
+    resources = tmp_path / "res"
+    write_skill(resources / "skills", "plugin-skill", "From a plugin.")
+    write_template(resources / "prompts", "hello", "Hello $1 from a plugin")
+    plugin = tmp_path / "res_plugin.py"
+    plugin.write_text(
+        "from knightcode import Resources, hookimpl\n\n"
+        "@hookimpl\n"
+        "def resources_discover(cwd, reason, ctx):\n"
+        f"    base = {str(resources)!r}\n"
+        "    assert reason == 'startup'\n"
+        "    return Resources(skill_paths=(base + '/skills',), prompt_paths=(base + '/prompts',))\n"
+    )
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-e", str(plugin), "-p", "/hello world")
+    assert result.returncode == 0, result.stderr
+    body = scripted.server.requests[0].body
+    assert "<name>plugin-skill</name>" in system_text(body)
+    assert user_texts(body)[-1] == "Hello world from a plugin"

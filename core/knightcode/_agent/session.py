@@ -491,10 +491,13 @@ class AgentSession:
         from knightcode._agent.runner import PromptRunner
 
         if self.is_streaming:
+            from knightcode._resources.expansion import expand_input
+
+            # A queued message is expanded now: no input hook sees it later.
             if streaming_behavior == "steer":
-                self.steer(text, images)
+                self.steer(expand_input(text, self.resources), images)
             elif streaming_behavior == "followUp":
-                self.follow_up(text, images)
+                self.follow_up(expand_input(text, self.resources), images)
             else:
                 raise AgentBusyError(
                     "Agent is already processing. Specify streamingBehavior ('steer' or "

@@ -23,6 +23,8 @@ class Frontmatter:
 
     fields: dict[str, FrontmatterValue] = field(default_factory=dict)
     body: str = ""
+    error: str | None = None
+    """Why part of the header could not be read (e.g. ``"invalid frontmatter at line 3"``)."""
 
 
 def _scalar(raw: str) -> FrontmatterValue:
@@ -49,14 +51,19 @@ def _block(lines: list[str], style: str) -> str:
     return "\n".join(" ".join(part.split()) for part in paragraphs)
 
 
-def _parse_header(header: str) -> dict[str, FrontmatterValue]:
+def _parse_header(header: str) -> tuple[dict[str, FrontmatterValue], str | None]:
     fields: dict[str, FrontmatterValue] = {}
+    error: str | None = None
     lines = header.split("\n")
     index = 0
     while index < len(lines):
-        match = _KEY.match(lines[index])
+        line = lines[index]
+        match = _KEY.match(line)
         index += 1
         if match is None:
+            if error is None and line.strip() and not line.lstrip().startswith("#"):
+                # Line numbers count from the file's first line, the opening ``---``.
+                error = f"invalid frontmatter at line {index + 1}: {line.strip()[:40]!r}"
             continue
         key, value = match.group(1), (match.group(2) or "").strip()
         nested: list[str] = []
@@ -70,7 +77,7 @@ def _parse_header(header: str) -> dict[str, FrontmatterValue]:
             fields[key] = _block([value, *nested], ">")
         else:
             fields[key] = _scalar(value)
-    return fields
+    return fields, error
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
@@ -88,7 +95,8 @@ def parse_frontmatter(text: str) -> Frontmatter:
     # The closing fence ends its line; whatever follows on it is not body.
     newline = rest.find("\n")
     body = "" if newline == -1 else rest[newline + 1 :]
-    return Frontmatter(_parse_header(header), body.strip())
+    fields, error = _parse_header(header)
+    return Frontmatter(fields, body.strip(), error)
 
 
 def text_field(fields: dict[str, FrontmatterValue], key: str) -> str | None:

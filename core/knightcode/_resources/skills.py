@@ -100,7 +100,11 @@ def load_skill_file(path: Path, source: str) -> SkillLoad:
     except OSError as exc:
         result.warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
         return result
-    fields = parse_frontmatter(text).fields
+    parsed = parse_frontmatter(text)
+    if parsed.error is not None:
+        result.warnings.append(f"{path}: {parsed.error}")
+        return result
+    fields = parsed.fields
     unknown = [key for key in fields if key not in STANDARD_FIELDS]
     problems = [f'unknown frontmatter field "{key}"' for key in unknown]
     description = text_field(fields, "description")
