@@ -196,11 +196,14 @@ class ExportResult(TypedDict):
 
 
 class CommandInfo(TypedDict):
-    """``get_commands``: a plugin command, run by sending ``/name args`` as a prompt."""
+    """``get_commands``: a command run by sending ``/name args`` as a prompt — a plugin's
+    (``extension``), a prompt template (``prompt``) or a skill (``skill``, named ``skill:NAME``).
+    ``location`` is ``user``, ``project``, ``path`` or a plugin's name for templates and skills.
+    """
 
     name: str
     description: str
-    source: Literal["extension"]
+    source: Literal["extension", "prompt", "skill"]
     location: NotRequired[str]
     path: NotRequired[str]
 

@@ -177,7 +177,9 @@ def _write_text(path: Path, text: str) -> None:
 
 @_handles(c.RpcCommand, "get_commands")
 def get_commands(ctx: RpcContext, command: c.RpcCommand) -> CommandList:
-    """The plugins' slash commands, which ``prompt`` runs as ``/name args``."""
+    """The plugins' slash commands, then the prompt templates and skills: what ``prompt``
+    runs or expands as ``/name args``.
+    """
     listed: list[CommandInfo] = []
     for item in ctx.host.registrations.commands:
         entry: CommandInfo = {
@@ -190,4 +192,26 @@ def get_commands(ctx: RpcContext, command: c.RpcCommand) -> CommandList:
             entry["location"] = record.kind.value
             entry["path"] = record.source
         listed.append(entry)
+    resources = ctx.agent.resources
+    if resources is not None:
+        for template in resources.templates:
+            listed.append(
+                {
+                    "name": template.name,
+                    "description": template.description,
+                    "source": "prompt",
+                    "location": template.source,
+                    "path": str(template.path),
+                }
+            )
+        for skill in resources.skills:
+            listed.append(
+                {
+                    "name": f"skill:{skill.name}",
+                    "description": skill.description,
+                    "source": "skill",
+                    "location": skill.source,
+                    "path": str(skill.path),
+                }
+            )
     return {"commands": listed}
