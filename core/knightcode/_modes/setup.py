@@ -241,7 +241,7 @@ async def load_resources(
     request: RunRequest, host: PluginHost, settings: Settings, *, trusted: bool, reload: bool
 ) -> ResourceSet:
     """The session's skills and prompt templates (after asking plugins, ``resources_discover``);
-    their warnings go to ``host.warnings``.
+    what to tell the user about them is in the result's ``warnings``.
     """
     from knightcode._resources.discovery import ResourceSources, discover_resources
 
@@ -259,9 +259,7 @@ async def load_resources(
         cli_skills=request.skill_paths,
         no_skills=request.no_skills,
     )
-    resources = discover_resources(sources)
-    host.warnings.extend(resources.warnings)
-    return resources
+    return discover_resources(sources)
 
 
 def placeholder_model() -> Model:
@@ -327,6 +325,7 @@ async def build_agent(
     resources = await load_resources(
         request, host, settings, trusted=plan.trust.trusted, reload=False
     )
+    host.warnings.extend(resources.warnings)
     holder: list[AgentSession] = []
     build_prompt = prompt_builder(
         request,

@@ -198,16 +198,30 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         ]
 
     def command_infos(self) -> list[CommandInfo]:
-        """What ``/`` completes: the built-in commands, then the plugins'."""
+        """What ``/`` completes: the built-in commands, the plugins', then prompt templates
+        (with their argument hint) and ``skill:`` commands.
+        """
         from knightcode._modes.interactive.commands import BUILTIN_COMMANDS
         from knightcode._modes.interactive.completion import CommandInfo
 
         infos = [CommandInfo(c.name, c.description, "builtin") for c in BUILTIN_COMMANDS.values()]
+        taken = set(BUILTIN_COMMANDS)
         for item in self.host.registrations.commands:
-            if item.definition.name not in BUILTIN_COMMANDS:
+            if item.definition.name not in taken:
+                taken.add(item.definition.name)
                 infos.append(
                     CommandInfo(item.definition.name, item.definition.description, item.owner)
                 )
+        resources = self.agent.resources
+        if resources is not None:
+            for template in resources.templates:
+                if template.name not in taken:
+                    hint = f" — {template.argument_hint}" if template.argument_hint else ""
+                    infos.append(CommandInfo(template.name, template.description + hint, "prompt"))
+            infos += [
+                CommandInfo(f"skill:{skill.name}", skill.description, "skill")
+                for skill in resources.skills
+            ]
         return infos
 
     def notify(

@@ -1,4 +1,6 @@
-"""``/reload``: plugins, settings, keybindings, context files and the system prompt, read again."""
+"""``/reload``: plugins, settings, keybindings, context files, skills, prompt templates and the
+system prompt, read again.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ __all__ = ["reload_everything"]
 
 
 async def reload_everything(app: KnightcodeApp) -> None:
-    """``/reload``: plugins, settings, keybindings, context files and the system prompt."""
+    """``/reload``: plugins, settings, keybindings, context files, skills, prompt templates and
+    the system prompt.
+    """
     from knightcode._modes.setup import (
         active_tool_names,
         available_tools,
+        load_resources,
         prompt_builder,
         system_prompt,
         with_agent_cwd,
@@ -37,14 +42,24 @@ async def reload_everything(app: KnightcodeApp) -> None:
         tools = {name: every[name] for name in names}
         backend = app.agent.options.backend
         trusted = app.plan.trust.trusted
+        resources = await load_resources(
+            app.request, app.host, app.settings, trusted=trusted, reload=True
+        )
+        warnings += resources.warnings
+        app.agent.resources = resources
         prompt = with_agent_cwd(
-            system_prompt(app.request, app.agent.cwd, app.agent_dir, trusted, tools, warnings),
+            system_prompt(
+                app.request, app.agent.cwd, app.agent_dir, trusted, tools, warnings, resources
+            ),
             backend,
             app.agent.cwd,
         )
-        build = prompt_builder(app.request, app.agent.cwd, app.agent_dir, trusted, backend)
+        agent = app.agent
+        build = prompt_builder(
+            app.request, agent.cwd, app.agent_dir, trusted, backend, lambda: agent.resources
+        )
         app.agent.reconfigure(every, origins, names, build, prompt)
-    lines = ["Reloaded plugins, settings, keybindings and context files"]
+    lines = ["Reloaded plugins, settings, keybindings, context files, skills and prompt templates"]
     if report is not None:
         for label, names in (
             ("loaded", report.loaded),
