@@ -7,6 +7,7 @@ What reaches the model is read off the scripted server's requests: the system pr
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +182,30 @@ def test_plugin_resources_discover(scripted: Scripted, tmp_path: Path) -> None: 
     body = scripted.server.requests[0].body
     assert "<name>plugin-skill</name>" in system_text(body)
     assert user_texts(body)[-1] == "Hello world from a plugin"
+
+
+def test_config_list_shows_skills_and_templates(scripted: Scripted) -> None:  # noqa: F811
+    skill = write_skill(scripted.agent_dir / "skills", "pdf-tools", "PDFs")
+    template = write_template(scripted.agent_dir / "prompts", "review", REVIEW)
+    write_skill(scripted.agent_dir / "skills", "no-description", "")
+
+    def config_list(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "knightcode", "config", "list", *extra],
+            cwd=scripted.project,
+            env=scripted.env(KNIGHTCODE_LOAD_PLUGINS=""),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    listing = config_list("--json")
+    assert listing.returncode == 0, listing.stderr
+    rows = {(r["name"], r["kind"], r["source"]) for r in json.loads(listing.stdout)}
+    assert ("skill:pdf-tools", "skill", str(skill)) in rows
+    assert ("/review", "prompt", str(template)) in rows
+    assert "description is required" in listing.stderr
+    table = config_list()
+    assert re.search(r"skill:pdf-tools\s+skill\s+loaded", table.stdout), table.stdout
+    assert re.search(r"/review\s+prompt\s+loaded", table.stdout), table.stdout

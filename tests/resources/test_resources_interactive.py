@@ -20,6 +20,8 @@ def test_completion_expansion_and_reload(scripted: Scripted, launch: Launch) -> 
     write_skill(scripted.agent_dir / "skills", "pdf-tools", "Work with PDF files")
     scripted.server.add(text_reply("reviewed it"), text_reply("shipped it"))
     ui = launch()
+    ui.wait_for("Skills: pdf-tools")
+    ui.wait_for("Prompts: /review")
     ui.send_text("/revi")
     ui.wait_for(re.compile(r"review\s+Review code — FILE \[FOCUS\.\.\.\]"))
     ui.send_keys("C-u")

@@ -62,10 +62,13 @@ def config() -> None:
     help="Also load the extension at PATH, to check that it loads (repeatable).",
 )
 def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> None:
-    """Every plugin: name, kind, source, whether it is enabled, and why it failed if it did."""
+    """Every plugin: name, kind, source, whether it is enabled, and why it failed if it did;
+    then the skills and prompt templates (kind ``skill``/``prompt``, source their file).
+    """
     host = _load_host(approve, tuple(path.expanduser() for path in extensions))
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
+    resources = _resource_rows(approve)
     host_access = _host_access_tools(host)
     if as_json:
         records = []
@@ -74,6 +77,17 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
             if record.name in host_access:
                 item["hostAccess"] = host_access[record.name]
             records.append(item)
+        records += [
+            {
+                "name": name,
+                "kind": kind,
+                "source": source,
+                "enabled": True,
+                "status": "loaded",
+                "error": None,
+            }
+            for name, kind, source in resources
+        ]
         json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
@@ -90,11 +104,39 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
         if record.name in host_access:
             tools = ", ".join(host_access[record.name])
             table.add_row("", "", "", f"  host access: {tools} (runs outside any sandbox)")
+    for name, kind, source in resources:
+        table.add_row(name, kind, "loaded", source)
     console = Console(highlight=False, soft_wrap=False)
-    if not host.records:
+    if not host.records and not resources:
         console.print("no plugins found")
         return
     console.print(table)
+
+
+def _resource_rows(approve: bool) -> list[tuple[str, str, str]]:
+    """``(name, kind, file)`` of each skill (``skill:NAME``) and prompt template (``/NAME``);
+    their warnings on stderr. Plugins' ``resources_discover`` paths are not asked for here: that
+    needs a session.
+    """
+    from knightcode._plugins.planning import make_plan
+    from knightcode._resources.discovery import ResourceSources, discover_resources
+
+    options = _options(approve)
+    plan = make_plan(options)
+    found = discover_resources(
+        ResourceSources(
+            agent_dir=options.agent_dir,
+            cwd=options.cwd,
+            trusted=plan.trust.trusted,
+            setting_skills=plan.settings.path_entries("skills"),
+            setting_prompts=plan.settings.path_entries("prompts"),
+        )
+    )
+    for warning in found.warnings:
+        print(f"knightcode: warning: {warning}", file=sys.stderr)
+    rows = [(f"skill:{skill.name}", "skill", str(skill.path)) for skill in found.skills]
+    rows += [(f"/{item.name}", "prompt", str(item.path)) for item in found.templates]
+    return rows
 
 
 def _host_access_tools(host: PluginHost) -> dict[str, list[str]]:

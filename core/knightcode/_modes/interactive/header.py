@@ -54,6 +54,14 @@ def build_header(
     lines.append(hints)
     if context_files:
         lines.append(Text("Context: " + ", ".join(str(p) for p in context_files), style="dim"))
+    resources = agent.resources
+    if resources is not None:
+        for label, names in (
+            ("Skills", [skill.name for skill in resources.skills]),
+            ("Prompts", [f"/{template.name}" for template in resources.templates]),
+        ):
+            if names:
+                lines.append(Text(f"{label}: {_listed(names)}", style="dim"))
     loaded = [r.name for r in host.records if r.status is PluginStatus.LOADED]
     if loaded:
         lines.append(Text("Plugins: " + ", ".join(loaded), style="dim"))
@@ -74,3 +82,14 @@ def build_header(
         lines.append(Text(f"Model: {model.ref}", style="dim"))
     lines.append(Text(""))
     return Group(*lines)
+
+
+LISTED_NAMES = 12
+"""The most skill or template names the header shows (hundreds would push everything away)."""
+
+
+def _listed(names: list[str]) -> str:
+    """``a, b, c`` — the first :data:`LISTED_NAMES` and how many more."""
+    shown = ", ".join(names[:LISTED_NAMES])
+    more = len(names) - LISTED_NAMES
+    return f"{shown} (+{more} more)" if more > 0 else shown
