@@ -147,3 +147,10 @@ def test_discovery_order_trust_and_collisions(tmp_path: Path) -> None:
     ]
     (collision,) = trusted.warnings
     assert '"/review" collision' in collision
+
+
+def test_command_name_ends_at_any_blank() -> None:
+    templates = [template("review", "Review [$@]")]
+    assert expand_template("/review\na  b", templates) == "Review [a b]"
+    assert expand_template("/review\ta", templates) == "Review [a]"
+    assert expand_template("/", templates) is None

@@ -491,13 +491,11 @@ class AgentSession:
         from knightcode._agent.runner import PromptRunner
 
         if self.is_streaming:
-            from knightcode._resources.expansion import expand_input
-
             # A queued message is expanded now: no input hook sees it later.
             if streaming_behavior == "steer":
-                self.steer(expand_input(text, self.resources), images)
+                self.steer(self.expand(text), images)
             elif streaming_behavior == "followUp":
-                self.follow_up(expand_input(text, self.resources), images)
+                self.follow_up(self.expand(text), images)
             else:
                 raise AgentBusyError(
                     "Agent is already processing. Specify streamingBehavior ('steer' or "
@@ -520,6 +518,14 @@ class AgentSession:
             self._end()  # a plugin handled the input: nothing runs, nothing settles
             return
         await self._settle_after(runner.run(*prepared))
+
+    def expand(self, text: str) -> str:
+        """``/skill:name args`` or ``/template args`` as the prompt it stands for; any other
+        text unchanged. Messages queued while the agent runs (steer, follow-up) go through this.
+        """
+        from knightcode._resources.expansion import expand_input
+
+        return expand_input(text, self.resources)
 
     def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         """Queue a message delivered after the current tool batch."""

@@ -11,7 +11,7 @@ from xml.sax.saxutils import quoteattr
 
 from knightcode._resources.discovery import ResourceSet
 from knightcode._resources.frontmatter import parse_frontmatter
-from knightcode._resources.templates import expand_template
+from knightcode._resources.templates import expand_template, split_command
 
 SKILL_PREFIX = "/skill:"
 
@@ -36,9 +36,9 @@ def expand_input(text: str, resources: ResourceSet | None) -> str:
     """The prompt ``text`` stands for: a skill or template expanded, anything else unchanged."""
     if resources is None or not text.startswith("/"):
         return text
-    if text.startswith(SKILL_PREFIX):
-        head, _, args = text[len(SKILL_PREFIX) :].partition(" ")
-        skill = resources.skill(head.strip())
+    name, args = split_command(text)
+    if name.startswith(SKILL_PREFIX[1:]):
+        skill = resources.skill(name[len(SKILL_PREFIX) - 1 :])
         if skill is None:
             return text
         expanded = skill_block(skill.name, skill.path, args.strip())

@@ -19,6 +19,7 @@ from knightcode._resources.frontmatter import parse_frontmatter, text_field
 DESCRIPTION_CUT = 60
 """A description taken from the first line is cut to this many characters."""
 
+_COMMAND = re.compile(r"^/(\S+)(?:\s+(.*))?$", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$(\d+)|\$ARGUMENTS|\$@")
 
 
@@ -129,14 +130,17 @@ def load_templates_from_dir(directory: Path, source: str) -> TemplateLoad:
     return result
 
 
+def split_command(text: str) -> tuple[str, str]:
+    """``/name args`` → ``("name", "args")``: the name ends at the first blank or line break."""
+    match = _COMMAND.match(text)
+    return (match.group(1), match.group(2) or "") if match else ("", "")
+
+
 def expand_template(text: str, templates: Sequence[PromptTemplate]) -> str | None:
     """The prompt ``/name args`` stands for, or None when ``text`` names no template."""
-    if not text.startswith("/"):
+    name, rest = split_command(text)
+    if not name:
         return None
-    head, _, rest = text[1:].partition(" ")
-    name = head.split("\n", 1)[0]
-    if name != head:
-        rest = head[len(name) + 1 :] + (" " + rest if rest else "")
     for template in templates:
         if template.name == name:
             return substitute_args(template.content, parse_command_args(rest))

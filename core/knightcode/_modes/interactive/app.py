@@ -619,7 +619,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             return
         images = self._take_images()
         if self.agent.is_streaming:
-            self.agent.steer(text, images)
+            self.agent.steer(self.agent.expand(text), images)
             return
         self._start_run(text, images)
 
@@ -681,7 +681,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if not text.strip():
             return
         if self.agent.is_streaming:
-            self.agent.follow_up(text)
+            self.agent.follow_up(self.agent.expand(text))
         else:
             self.spawn(self.submit(text))  # idle: the same as Enter (commands, !cmd …)
 

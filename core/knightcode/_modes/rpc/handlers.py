@@ -245,14 +245,14 @@ def _queue_check(ctx: RpcContext, text: str) -> None:
 @_handles(c.Steer, "steer")
 def steer(ctx: RpcContext, command: c.Steer) -> NoData:
     _queue_check(ctx, command.message)
-    ctx.agent.steer(command.message, command.image_dicts())
+    ctx.agent.steer(ctx.agent.expand(command.message), command.image_dicts())
     return NO_DATA
 
 
 @_handles(c.FollowUp, "follow_up")
 def follow_up(ctx: RpcContext, command: c.FollowUp) -> NoData:
     _queue_check(ctx, command.message)
-    ctx.agent.follow_up(command.message, command.image_dicts())
+    ctx.agent.follow_up(ctx.agent.expand(command.message), command.image_dicts())
     return NO_DATA
 
 
