@@ -145,11 +145,15 @@ def _template_loads(sources: ResourceSources) -> list[TemplateLoad]:
     return loads
 
 
-def _real(path: Path) -> Path:
+def _real(path: Path) -> tuple[int, int] | Path:
+    """The file's identity (device, inode): the same file reached through a symlink or
+    another path is recognised with one ``stat``, where ``realpath`` walks every component.
+    """
     try:
-        return Path(os.path.realpath(path))
+        info = os.stat(path)
     except OSError:
         return path
+    return info.st_dev, info.st_ino
 
 
 def discover_resources(sources: ResourceSources) -> ResourceSet:
@@ -157,7 +161,7 @@ def discover_resources(sources: ResourceSources) -> ResourceSet:
     file reached twice, through a symlink say, is used once without a word).
     """
     found = ResourceSet()
-    seen: set[Path] = set()
+    seen: set[tuple[int, int] | Path] = set()
     by_name: dict[str, Skill] = {}
     collisions: list[str] = []
     for load in _skill_loads(sources):
