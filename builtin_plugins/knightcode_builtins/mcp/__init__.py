@@ -1,0 +1,69 @@
+"""builtin:mcp — the tools of MCP servers (Model Context Protocol), through the official SDK.
+
+Servers come from ``<agent-dir>/mcp.json`` (``config.py``; the format other agents use). Their
+tools are registered as ``mcp__<server>__<tool>`` (``tools.py``) from a cache of what each
+server listed the last time it ran, so a start does not wait on servers; the connections run on
+a background loop (``manager.py``) where a server that fails, hangs or dies is marked failed and
+reported, never blocking the agent. ``/mcp`` and ``knightcode mcp list`` show servers, status,
+tools and errors.
+
+Imported on every start: nothing heavy at the top, the SDK only when a server is started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from knightcode import hookimpl
+
+if TYPE_CHECKING:
+    from knightcode import HookContext
+
+__all__: list[str] = []
+
+
+@hookimpl
+def register_tools(register: Callable[..., None]) -> None:
+    """Each enabled server's tools (cached list, or listed now when there is none)."""
+    from .runtime import default_agent_dir, start
+
+    _, definitions = start(default_agent_dir())
+    for definition in definitions:
+        register(definition)
+
+
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    """``/mcp``: the servers, their status, tools and errors."""
+
+    async def handler(args: str, ctx: HookContext) -> None:
+        from .runtime import current, status_lines
+
+        runtime = current()
+        text = "\n".join(status_lines(runtime)) if runtime else "builtin:mcp did not start."
+        ctx.ui.notify(text, "info")
+
+    register(name="mcp", description="MCP servers: status, tools and errors", handler=handler)
+
+
+@hookimpl
+def session_start(
+    reason: Literal["startup", "reload", "new", "resume", "fork"],
+    previous_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """mcp.json errors and servers that failed at start are told once, as warnings."""
+    if reason != "startup":
+        return
+    from .runtime import current
+
+    runtime = current()
+    if runtime is None:
+        return
+    for error in runtime.config_errors:
+        ctx.ui.notify(f"mcp: {error}", "warning")
+    for name, state in runtime.manager.states.items():
+        if state.status == "failed":
+            ctx.ui.notify(f"mcp: server '{name}' failed: {state.error}", "warning")
