@@ -29,7 +29,7 @@ def register_tools(register: Callable[..., None]) -> None:
     """Each enabled server's tools (cached list, or listed now when there is none)."""
     from .runtime import default_agent_dir, start
 
-    _, definitions = start(default_agent_dir())
+    _, definitions = start(default_agent_dir(), Path.cwd())
     for definition in definitions:
         register(definition)
 
@@ -57,11 +57,22 @@ def session_start(
     """mcp.json errors and servers that failed at start are told once, as warnings."""
     if reason != "startup":
         return
-    from .runtime import current
+    from .runtime import activate_project, current, project_servers
 
     runtime = current()
     if runtime is None:
         return
+    if ctx.cwd.resolve() != Path.cwd().resolve():
+        runtime.config_errors.append("the project's mcp.json was read from another folder")
+    names = activate_project(runtime, ctx.project_trusted)
+    if ctx.agent is not None and names:
+        ctx.agent.set_active_tools([*ctx.agent.active_tools, *names])
+    if project_servers(runtime) and not ctx.project_trusted:
+        ctx.ui.notify(
+            "mcp: the project's .knightcode/mcp.json is ignored: the project is not trusted "
+            "('knightcode trust' to use it)",
+            "warning",
+        )
     for error in runtime.config_errors:
         ctx.ui.notify(f"mcp: {error}", "warning")
     for name, state in runtime.manager.states.items():

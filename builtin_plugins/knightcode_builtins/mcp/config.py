@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -39,6 +39,7 @@ class ServerConfig:
     """One server of mcp.json. ``command`` set: stdio; ``url`` set: streamable HTTP.
 
     :param source: the file it came from (shown by ``/mcp`` and ``knightcode mcp list``)
+    :param project: from a project's ``.knightcode/mcp.json``: started only when it is trusted
     """
 
     name: str
@@ -52,6 +53,7 @@ class ServerConfig:
     enabled: bool = True
     startup: Literal["lazy", "eager"] = "lazy"
     timeout: float = DEFAULT_TIMEOUT
+    project: bool = False
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -161,20 +163,30 @@ def read_mcp_json(path: Path, environ: Mapping[str, str] | None = None) -> list[
 
 
 def load_servers(agent_dir: Path, project_dir: Path | None) -> tuple[list[ServerConfig], list[str]]:
-    """The servers of ``<agent-dir>/mcp.json`` and, when given (a trusted project), of
-    ``<project>/.knightcode/mcp.json``; a project server replaces a user one of the same name.
+    """The servers of ``<agent-dir>/mcp.json`` and, when given, of the project's
+    ``.knightcode/mcp.json`` (marked ``project``; whether to use them is for the caller, who
+    knows the trust). A project server named like a user one is left out: a repository cannot
+    take over a server the user set up.
 
     :returns: the servers, and the errors of files that could not be used (one line each)
     """
-    paths = [agent_dir / "mcp.json"]
-    if project_dir is not None:
-        paths.append(project_dir / ".knightcode" / "mcp.json")
-    by_name: dict[str, ServerConfig] = {}
     errors: list[str] = []
-    for path in paths:
-        try:
-            for server in read_mcp_json(path):
-                by_name[server.name] = server
-        except McpConfigError as error:
-            errors.append(str(error))
-    return list(by_name.values()), errors
+    servers: list[ServerConfig] = []
+    try:
+        servers = read_mcp_json(agent_dir / "mcp.json")
+    except McpConfigError as error:
+        errors.append(str(error))
+    if project_dir is None:
+        return servers, errors
+    path = project_dir / ".knightcode" / "mcp.json"
+    try:
+        project = read_mcp_json(path)
+    except McpConfigError as error:
+        return servers, [*errors, str(error)]
+    taken = {s.name for s in servers}
+    for server in project:
+        if server.name in taken:
+            errors.append(f"{path}: mcpServers.{server.name}: a user server has this name; ignored")
+        else:
+            servers.append(replace(server, project=True))
+    return servers, errors

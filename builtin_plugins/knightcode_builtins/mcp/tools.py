@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from knightcode import ToolDefinition
 
@@ -100,13 +100,23 @@ def to_tool_result(server: str, tool: str, result: CallToolResult) -> ToolResult
     }
 
 
-def _definition(
-    manager: Callable[[], McpManager], server: ServerConfig, spec: ToolSpec
-) -> ToolDefinition:
+class Servers(Protocol):
+    """What a tool needs of the runtime: the connections, and whether the project is trusted."""
+
+    manager: McpManager
+    project_trusted: bool
+
+
+def _definition(servers: Servers, server: ServerConfig, spec: ToolSpec) -> ToolDefinition:
     async def execute(
         tool_call_id: str, args: dict[str, object], ctx: ToolContext, on_update: object
     ) -> ToolResult:
-        result = await ctx.signal.guard(manager().call(server.name, spec.name, args))
+        if server.project and not servers.project_trusted:
+            raise McpCallError(
+                f"MCP server '{server.name}' is a project server and the project is not "
+                "trusted ('knightcode trust')"
+            )
+        result = await ctx.signal.guard(servers.manager.call(server.name, spec.name, args))
         return to_tool_result(server.name, spec.name, result)
 
     schema: Mapping[str, object] = spec.input_schema or {"type": "object", "properties": {}}
@@ -118,18 +128,20 @@ def _definition(
         execute=execute,
         # The server runs on this machine (or is reached over HTTP from it), not in a sandbox.
         host_access=True,
+        # A project's server is offered once session_start has seen the project is trusted.
+        default_active=not server.project,
     )
 
 
 def definitions_for(
-    manager: Callable[[], McpManager], tools: list[tuple[ServerConfig, list[ToolSpec]]]
+    servers: Servers, tools: list[tuple[ServerConfig, list[ToolSpec]]]
 ) -> list[ToolDefinition]:
     """One definition per tool; a name that two servers share keeps the first."""
     seen: set[str] = set()
     out: list[ToolDefinition] = []
     for server, specs in tools:
         for spec in specs:
-            definition = _definition(manager, server, spec)
+            definition = _definition(servers, server, spec)
             if definition.name not in seen:
                 seen.add(definition.name)
                 out.append(definition)
