@@ -6,12 +6,16 @@ reported while the agent carries on."""
 from __future__ import annotations
 
 import json
+import sys
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 
-from .conftest import http_server, stdio_entry, write_mcp_json  # noqa: F401 (the fixture)
+from .conftest import SERVER, http_server, stdio_entry, write_mcp_json  # noqa: F401 (the fixture)
 
 
 def _tool_ends(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -109,3 +113,46 @@ def test_failing_servers_are_reported_and_the_agent_carries_on(
     assert ends["c2"]["isError"] is False
     assert ends["c2"]["result"]["content"] == [{"type": "text", "text": "7"}]
     assert records[-2]["type"] == "agent_end"
+    # The failures are remembered: the next start does not wait on them.
+    cache = json.loads((scripted.agent_dir / "mcp" / "tools-cache.json").read_text())
+    assert cache["hangs"]["failed"] == "no answer within 2 s"
+    assert "cannot start: missing config" in cache["crashes"]["failed"]
+
+
+def test_a_failed_server_is_not_waited_on_at_the_next_start(scripted: Scripted) -> None:  # noqa: F811
+    # A long timeout: a start that waited on the hanging server would take a minute.
+    token = f"hang-{uuid.uuid4().hex}"
+    write_mcp_json(
+        scripted.agent_dir,
+        {"hangs": {**stdio_entry("hang", timeout=60), "args": [SERVER, "hang", token]}},
+    )
+    cache = scripted.agent_dir / "mcp" / "tools-cache.json"
+    cache.parent.mkdir(parents=True)
+    fingerprint = json.dumps([sys.executable, SERVER, "hang", token, "", ""])
+    cache.write_text(
+        json.dumps({"hangs": {"fingerprint": fingerprint, "failed": "no answer", "tools": []}})
+    )
+    scripted.server.add(text_reply("Fine."))
+    started = time.monotonic()
+    records, result = scripted.run_json("Hi")
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 30
+    assert "server 'hangs' failed last time (no answer); retrying in the background" in (
+        result.stderr
+    )
+    assert records[-2]["type"] == "agent_end"
+    # The server still starting when knightcode ended was stopped with it, not left behind.
+    assert not _processes_with(token)
+
+
+def _processes_with(token: str) -> list[str]:
+    """Processes whose command line holds ``token``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if token.encode() in cmdline:
+            found.append(proc.name)
+    return found

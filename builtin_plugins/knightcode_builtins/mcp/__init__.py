@@ -75,6 +75,16 @@ def session_start(
         )
     for error in runtime.config_errors:
         ctx.ui.notify(f"mcp: {error}", "warning")
+    from .tools import cached_failure
+
     for name, state in runtime.manager.states.items():
         if state.status == "failed":
             ctx.ui.notify(f"mcp: server '{name}' failed: {state.error}", "warning")
+        elif state.status == "starting" and not state.config.project:
+            failed = cached_failure(runtime.cache_path, state.config)
+            if failed is not None:
+                ctx.ui.notify(
+                    f"mcp: server '{name}' failed last time ({failed}); retrying in the "
+                    "background, /mcp shows how it went",
+                    "warning",
+                )

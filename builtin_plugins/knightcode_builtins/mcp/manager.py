@@ -275,14 +275,18 @@ class McpManager:
             return
 
         async def stop() -> None:
-            tasks = []
             for state in self.states.values():
                 if state.stop is not None:
                     state.stop.set()
-                if state.task is not None and not state.task.done():
-                    tasks.append(state.task)
+            tasks = [s.task for s in self.states.values() if s.task and not s.task.done()]
             if tasks:
-                await asyncio.wait(tasks, timeout=timeout)
+                _, pending = await asyncio.wait(tasks, timeout=1)
+                # One still starting (a hanging handshake) does not see ``stop``: cancel it,
+                # which ends its transport and so its process.
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    await asyncio.wait(pending, timeout=timeout)
 
         with suppress(TimeoutError, concurrent.futures.TimeoutError):
             self.submit(stop()).result(timeout + 1)

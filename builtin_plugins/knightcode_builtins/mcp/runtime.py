@@ -15,7 +15,7 @@ from knightcode import ToolDefinition
 
 from .config import ServerConfig, load_servers
 from .manager import McpManager, ServerState, ToolSpec
-from .tools import definitions_for, read_cache, tool_name, write_cache
+from .tools import cached_failure, definitions_for, read_cache, tool_name, write_cache
 
 __all__ = ["Runtime", "current", "default_agent_dir", "start", "status_lines"]
 
@@ -80,14 +80,23 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
     enabled = [s for s in servers if s.enabled]
     user = [s for s in enabled if not s.project]
     cold = [s for s in user if read_cache(path, s) is None]
-    eager = [s for s in user if s.startup == "eager" and s not in cold]
-    if cold or eager:
-        started = manager.start_all([s.name for s in cold + eager])
-        if cold:
-            wait = max(s.timeout for s in cold) + 6
-            # Each server's own timeout marks it failed; this only bounds the wait.
-            with suppress(concurrent.futures.TimeoutError):
-                started.result(timeout=wait)
+    # Eager servers, and those whose last listing failed (retried without waiting on them).
+    background = [
+        s
+        for s in user
+        if s not in cold and (s.startup == "eager" or cached_failure(path, s) is not None)
+    ]
+    if cold:
+        # Only a server never listed (or changed) is waited on, at most its timeout; one that
+        # fails is recorded so the next start does not wait on it again.
+        with suppress(concurrent.futures.TimeoutError):
+            manager.start_all([s.name for s in cold]).result(max(s.timeout for s in cold) + 6)
+        for server in cold:
+            state = manager.states[server.name]
+            if state.tools is None:
+                write_cache(path, [(server, [])], failed=state.error or "did not start")
+    if background:
+        manager.start_all([s.name for s in background])
     for server in enabled:
         state = manager.states[server.name]
         tools = state.tools if state.tools is not None else read_cache(path, server)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -26,8 +27,16 @@ if TYPE_CHECKING:
 
     from knightcode import ToolContext, ToolResult, ToolResultContent
 
-__all__ = ["definitions_for", "read_cache", "to_tool_result", "tool_name", "write_cache"]
+__all__ = [
+    "cached_failure",
+    "definitions_for",
+    "read_cache",
+    "to_tool_result",
+    "tool_name",
+    "write_cache",
+]
 
+_CACHE_LOCK = threading.Lock()
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
 """Providers reject longer tool names."""
@@ -38,20 +47,53 @@ def tool_name(server: str, tool: str) -> str:
     return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:MAX_NAME]
 
 
-def read_cache(path: Path, server: ServerConfig) -> list[ToolSpec] | None:
-    """The server's tools from the last run, or None when unknown or its config changed."""
+def _entry(path: Path, server: ServerConfig) -> dict[str, object] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         entry = data[server.name]
-        if entry["fingerprint"] != server.fingerprint():
-            return None
-        return [ToolSpec(t["name"], t["description"], t["inputSchema"]) for t in entry["tools"]]
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(entry, dict) or entry.get("fingerprint") != server.fingerprint():
+        return None
+    return entry
+
+
+def read_cache(path: Path, server: ServerConfig) -> list[ToolSpec] | None:
+    """The server's tools from the last run, or None when unknown or its config changed (a
+    server whose listing failed has an empty list: see :func:`cached_failure`).
+    """
+    entry = _entry(path, server)
+    try:
+        tools = entry["tools"] if entry is not None else None
+        if not isinstance(tools, list):
+            return None
+        return [ToolSpec(t["name"], t["description"], t["inputSchema"]) for t in tools]
+    except (KeyError, TypeError):
         return None
 
 
-def write_cache(path: Path, servers: list[tuple[ServerConfig, list[ToolSpec]]]) -> None:
-    """Record the servers' tool lists for the next start (atomically; other entries kept)."""
+def cached_failure(path: Path, server: ServerConfig) -> str | None:
+    """Why the server's last listing failed, if it did: the next starts do not wait on it
+    again, they retry it in the background.
+    """
+    entry = _entry(path, server)
+    failed = entry.get("failed") if entry is not None else None
+    return failed if isinstance(failed, str) else None
+
+
+def write_cache(
+    path: Path, servers: list[tuple[ServerConfig, list[ToolSpec]]], failed: str | None = None
+) -> None:
+    """Record the servers' tool lists for the next start (atomically; other entries kept);
+    ``failed``: the listing failed, for this reason (the list is then empty).
+    """
+    with _CACHE_LOCK:  # the servers' loop and the start both write it
+        _write_cache(path, servers, failed)
+
+
+def _write_cache(
+    path: Path, servers: list[tuple[ServerConfig, list[ToolSpec]]], failed: str | None
+) -> None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
@@ -61,6 +103,7 @@ def write_cache(path: Path, servers: list[tuple[ServerConfig, list[ToolSpec]]]) 
     for server, tools in servers:
         data[server.name] = {
             "fingerprint": server.fingerprint(),
+            **({"failed": failed} if failed else {}),
             "tools": [
                 {"name": t.name, "description": t.description, "inputSchema": dict(t.input_schema)}
                 for t in tools
