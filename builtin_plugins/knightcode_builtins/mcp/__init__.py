@@ -26,10 +26,20 @@ __all__: list[str] = []
 
 @hookimpl
 def register_tools(register: Callable[..., None]) -> None:
-    """Each enabled server's tools (cached list, or listed now when there is none)."""
-    from .runtime import default_agent_dir, start
+    """Each enabled server's tools (cached list, or listed now when there is none).
 
-    _, definitions = start(default_agent_dir(), Path.cwd())
+    This hook gets no context, so the agent directory is found by the kernel's rule
+    (``KNIGHTCODE_CODING_AGENT_DIR``, else ``~/.knightcode/agent``).
+    """
+    import os
+
+    agent_dir = Path(os.environ.get("KNIGHTCODE_CODING_AGENT_DIR") or "~/.knightcode/agent")
+    agent_dir = agent_dir.expanduser()
+    if not (agent_dir / "mcp.json").exists() and not Path(".knightcode/mcp.json").exists():
+        return  # no MCP configured: nothing more is imported (a start pays two stat calls)
+    from .runtime import start
+
+    _, definitions = start(agent_dir, Path.cwd())
     for definition in definitions:
         register(definition)
 
@@ -42,7 +52,11 @@ def register_commands(register: Callable[..., None]) -> None:
         from .runtime import current, status_lines
 
         runtime = current()
-        text = "\n".join(status_lines(runtime)) if runtime else "builtin:mcp did not start."
+        text = (
+            "\n".join(status_lines(runtime))
+            if runtime
+            else "No MCP servers configured (<agent-dir>/mcp.json, a trusted .knightcode/mcp.json)."
+        )
         ctx.ui.notify(text, "info")
 
     register(name="mcp", description="MCP servers: status, tools and errors", handler=handler)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
-import os
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,17 +16,15 @@ from .config import ServerConfig, load_servers
 from .manager import McpManager, ServerState, ToolSpec
 from .tools import cached_failure, definitions_for, read_cache, tool_name, write_cache
 
-__all__ = ["Runtime", "current", "default_agent_dir", "start", "status_lines"]
-
-AGENT_DIR_ENV = "KNIGHTCODE_CODING_AGENT_DIR"
-
-
-def default_agent_dir() -> Path:
-    """The agent directory as the kernel resolves it. ``register_tools`` gets no context, so
-    the plugin reads the same variable (kept in step with ``knightcode``'s own rule).
-    """
-    value = os.environ.get(AGENT_DIR_ENV, "")
-    return Path(os.path.expanduser(value)) if value else Path.home() / ".knightcode" / "agent"
+__all__ = [
+    "Runtime",
+    "activate_project",
+    "current",
+    "probe",
+    "start",
+    "status_lines",
+    "status_rows",
+]
 
 
 @dataclass
