@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("config", "sandbox", "tools", "trust")
+SUBCOMMANDS = ("config", "mcp", "sandbox", "tools", "trust")
 
 
 def _print_error(message: str) -> None:

@@ -422,3 +422,38 @@ def trust(revoke: bool) -> None:
         click.echo(f"trusted {cwd} ({len(files)} file(s): {shown})")
     else:
         click.echo(f"trusted {cwd} (it has no .knightcode settings, extensions or prompts yet)")
+
+
+@subcommands.group()
+def mcp() -> None:
+    """MCP servers (builtin:mcp): their status, tools and errors."""
+
+
+@mcp.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def mcp_list(as_json: bool) -> None:
+    """Start each enabled server of mcp.json (the project's when it is trusted), show its status,
+    tools and errors, and remember its tools for the next session.
+    """
+    from knightcode._config.paths import agent_dir
+    from knightcode._config.trust import resolve_trust
+    from knightcode_builtins.mcp.runtime import probe, status_lines, status_rows
+
+    cwd = Path.cwd()
+    trust = resolve_trust(agent_dir(), cwd, approve=False)
+    runtime = probe(agent_dir(), cwd, trust.trusted)
+    try:
+        if trust.notice:
+            print(f"knightcode: {trust.notice}", file=sys.stderr)
+        for error in runtime.config_errors:
+            print(f"knightcode: error: {error}", file=sys.stderr)
+        if as_json:
+            json.dump(status_rows(runtime), sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+        else:
+            for line in status_lines(runtime, with_errors=False):
+                click.echo(line)
+    finally:
+        runtime.manager.close()
+    if runtime.config_errors:
+        sys.exit(1)

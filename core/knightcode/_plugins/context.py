@@ -261,8 +261,10 @@ class HookContext:
         settings: Settings,
         flags: FlagValues,
         hooks: Hooks,
+        project_trusted: bool = False,
     ) -> None:
         self._cwd = cwd
+        self._project_trusted = project_trusted
         self._agent_dir = agent_dir
         self._settings = settings
         self._flags = flags
@@ -289,6 +291,13 @@ class HookContext:
     def agent_dir(self) -> Path:
         """The agent directory (``~/.knightcode/agent`` unless ``KNIGHTCODE_CODING_AGENT_DIR``)."""
         return self._agent_dir
+
+    @property
+    def project_trusted(self) -> bool:
+        """Whether the project's ``.knightcode/`` is trusted (``knightcode trust``): a plugin
+        reads project configuration of its own (builtin:mcp's ``mcp.json``) only then.
+        """
+        return self._project_trusted
 
     @property
     def settings(self) -> Settings:

@@ -24,7 +24,7 @@ PACKAGE_GROUP = "knightcode.plugins"
 KNOWN_BUILTINS: tuple[str, ...] = ("compaction", "llama.cpp", "web-tools", "gondolin")
 """Every built-in the product has or will have; blocking one of these never warns."""
 
-EXPECTED_BUILTINS: tuple[str, ...] = ("compaction", "llama.cpp", "gondolin", "web-tools")
+EXPECTED_BUILTINS: tuple[str, ...] = ("compaction", "llama.cpp", "gondolin", "web-tools", "mcp")
 """Built-ins this version of knightcode declares in its own metadata. One that the installed
 metadata lacks (a stale editable install, a broken wheel) is reported as missing. Each built-in's
 issue adds its name here together with its entry point."""

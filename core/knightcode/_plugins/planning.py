@@ -166,6 +166,7 @@ def create_plugin_host(
         settings=plan.settings,
         flags=FlagValues(host.flag_defaults, host.flag_values),
         hooks=host.hooks,
+        project_trusted=plan.trust.trusted,
     )
     host.options = options
     if on_failure is not None:

@@ -1,0 +1,104 @@
+"""builtin:mcp — the tools of MCP servers (Model Context Protocol), through the official SDK.
+
+Servers come from ``<agent-dir>/mcp.json`` (``config.py``; the format other agents use). Their
+tools are registered as ``mcp__<server>__<tool>`` (``tools.py``) from a cache of what each
+server listed the last time it ran, so a start does not wait on servers; the connections run on
+a background loop (``manager.py``) where a server that fails, hangs or dies is marked failed and
+reported, never blocking the agent. ``/mcp`` and ``knightcode mcp list`` show servers, status,
+tools and errors.
+
+Imported on every start: nothing heavy at the top, the SDK only when a server is started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from knightcode import hookimpl
+
+if TYPE_CHECKING:
+    from knightcode import HookContext
+
+__all__: list[str] = []
+
+
+@hookimpl
+def register_tools(register: Callable[..., None]) -> None:
+    """Each enabled server's tools (cached list, or listed now when there is none).
+
+    This hook gets no context, so the agent directory is found by the kernel's rule
+    (``KNIGHTCODE_CODING_AGENT_DIR``, else ``~/.knightcode/agent``).
+    """
+    import os
+
+    agent_dir = Path(os.environ.get("KNIGHTCODE_CODING_AGENT_DIR") or "~/.knightcode/agent")
+    agent_dir = agent_dir.expanduser()
+    if not (agent_dir / "mcp.json").exists() and not Path(".knightcode/mcp.json").exists():
+        return  # no MCP configured: nothing more is imported (a start pays two stat calls)
+    from .runtime import start
+
+    _, definitions = start(agent_dir, Path.cwd())
+    for definition in definitions:
+        register(definition)
+
+
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    """``/mcp``: the servers, their status, tools and errors."""
+
+    async def handler(args: str, ctx: HookContext) -> None:
+        from .runtime import current, status_lines
+
+        runtime = current()
+        text = (
+            "\n".join(status_lines(runtime))
+            if runtime
+            else "No MCP servers configured (<agent-dir>/mcp.json, a trusted .knightcode/mcp.json)."
+        )
+        ctx.ui.notify(text, "info")
+
+    register(name="mcp", description="MCP servers: status, tools and errors", handler=handler)
+
+
+@hookimpl
+def session_start(
+    reason: Literal["startup", "reload", "new", "resume", "fork"],
+    previous_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """mcp.json errors and servers that failed at start are told once, as warnings."""
+    if reason != "startup":
+        return
+    from .runtime import activate_project, current, project_servers
+
+    runtime = current()
+    if runtime is None:
+        return
+    if ctx.cwd.resolve() != Path.cwd().resolve():
+        runtime.config_errors.append("the project's mcp.json was read from another folder")
+    names = activate_project(runtime, ctx.project_trusted)
+    if ctx.agent is not None and names:
+        ctx.agent.set_active_tools([*ctx.agent.active_tools, *names])
+    if project_servers(runtime) and not ctx.project_trusted:
+        ctx.ui.notify(
+            "mcp: the project's .knightcode/mcp.json is ignored: the project is not trusted "
+            "('knightcode trust' to use it)",
+            "warning",
+        )
+    for error in runtime.config_errors:
+        ctx.ui.notify(f"mcp: {error}", "warning")
+    from .tools import cached_failure
+
+    for name, state in runtime.manager.states.items():
+        if state.status == "failed":
+            ctx.ui.notify(f"mcp: server '{name}' failed: {state.error}", "warning")
+        elif state.status == "starting" and not state.config.project:
+            failed = cached_failure(runtime.cache_path, state.config)
+            if failed is not None:
+                ctx.ui.notify(
+                    f"mcp: server '{name}' failed last time ({failed}); retrying in the "
+                    "background, /mcp shows how it went",
+                    "warning",
+                )
