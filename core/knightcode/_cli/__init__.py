@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("config", "sandbox", "tools", "trust")
+SUBCOMMANDS = ("config", "install", "list", "remove", "sandbox", "tools", "trust", "update")
 
 
 def _print_error(message: str) -> None:

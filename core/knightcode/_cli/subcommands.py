@@ -380,3 +380,13 @@ def trust(revoke: bool) -> None:
         click.echo(f"trusted {cwd} ({len(files)} file(s): {shown})")
     else:
         click.echo(f"trusted {cwd} (it has no .knightcode settings, extensions or prompts yet)")
+
+
+def _add_package_commands() -> None:
+    from knightcode._cli.packages import install, list_packages, remove, update
+
+    for command in (install, remove, update, list_packages):
+        subcommands.add_command(command)
+
+
+_add_package_commands()
