@@ -85,11 +85,11 @@ def git_version(dest: Path) -> str | None:
 
 
 def remove_clone(dest: Path, root: Path) -> None:
-    """Delete a clone, then the ``<host>/<path>`` folders it leaves empty (up to ``packages/``)."""
+    """Delete a clone, then the folders it leaves empty, ``<host>/<path>`` up to ``packages/``."""
     shutil.rmtree(dest, ignore_errors=True)
     stop = root / "packages"
     parent = dest.parent
-    while parent != stop and parent.is_relative_to(stop):
+    while parent.is_relative_to(stop):
         try:
             parent.rmdir()
         except OSError:
