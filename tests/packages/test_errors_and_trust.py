@@ -119,6 +119,14 @@ def test_project_packages_need_trust_and_a_yes(
     listed = json.loads(run("config", "list", "--json").stdout)
     assert [record["name"] for record in listed] == [f"ext:{clone / 'extensions' / 'greet.py'}"]
     assert run("install", "--yes").stdout == "every declared package is installed\n"
+    assert (config / "packages" / "git" / ".gitignore").read_text() == "*\n"
+
+    # The package's files are part of the project's trust: a change to one withdraws it.
+    (clone / "extensions" / "greet.py").write_text("raise SystemExit('changed by a commit')\n")
+    done = run("config", "list", "--json")
+    assert json.loads(done.stdout) == []
+    assert "project trust withdrawn" in done.stderr
+    assert "greet.py (modified)" in done.stderr
 
 
 def test_install_l_keeps_an_existing_trust(project_dir: Path, resource_repo: Path) -> None:

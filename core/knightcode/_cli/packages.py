@@ -34,8 +34,9 @@ def _project_trusted(where: Where) -> bool:
 
 
 def _keeping_trust(where: Where) -> bool:
-    """Whether the project was trusted before we edit its settings; then trust is renewed
-    afterwards, because the user's own ``install -l`` must not withdraw it.
+    """Whether the project was trusted before we change its settings or package files; then
+    trust is renewed afterwards: the user's own ``install -l`` or ``update`` must not withdraw it
+    (the fingerprint covers the project's package files, see ``knightcode._config.trust``).
     """
     from knightcode._config.trust import TrustStore
 
@@ -83,9 +84,11 @@ def _install_declared(yes: bool) -> None:
         _confirm_project(wanted, yes)
     if not todo and not wanted:
         click.echo("every declared package is installed")
+    was_trusted = _keeping_trust(project)
     for item in [*todo, *wanted]:
         fetch(item.source, item.root)
         click.echo(f"installed {item.source.text} ({item.scope})")
+    _renew_trust(project, was_trusted)
 
 
 @click.command("install")
@@ -143,7 +146,10 @@ def update(source: str | None) -> None:
     """Update unpinned packages (git pull, pip upgrade); pinned ones (==, @ref) are skipped."""
     from knightcode._packages.manage import update as update_all
 
+    project = _where(True)
+    was_trusted = _keeping_trust(project)
     update_all(_all_declared(trusted_only=True), source, Path.cwd(), click.echo)
+    _renew_trust(project, was_trusted)
 
 
 @click.command("list")

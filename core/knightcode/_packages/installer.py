@@ -66,9 +66,22 @@ def git_fetch(source: Source, dest: Path) -> None:
         _git("fetch", "--quiet", "--tags", "origin", cwd=dest, what=f"git fetch in {dest}")
     else:
         dest.parent.mkdir(parents=True, exist_ok=True)
+        _ignore_clones(dest)
         _git("clone", "--quiet", source.target, str(dest), what=f"git clone {source.target}")
     if source.ref is not None:
         _git("checkout", "--quiet", source.ref, cwd=dest, what=f"git checkout {source.ref}")
+
+
+def _ignore_clones(dest: Path) -> None:
+    """Put a ``.gitignore`` of ``*`` in the ``packages/git/`` folder above ``dest``: a project's
+    clones are fetched from its settings, never committed with it.
+    """
+    for parent in dest.parents:
+        if parent.name == "git" and parent.parent.name == "packages":
+            ignore = parent / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("*\n")
+            return
 
 
 def git_pull(dest: Path) -> None:
@@ -91,6 +104,8 @@ def remove_clone(dest: Path, root: Path) -> None:
     parent = dest.parent
     while parent.is_relative_to(stop):
         try:
+            if [entry.name for entry in parent.iterdir()] == [".gitignore"]:
+                (parent / ".gitignore").unlink()  # ours (see _ignore_clones)
             parent.rmdir()
         except OSError:
             break
