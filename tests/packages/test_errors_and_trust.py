@@ -140,3 +140,11 @@ def test_install_l_keeps_an_existing_trust(project_dir: Path, resource_repo: Pat
     assert [record["name"] for record in listed] == [
         f"ext:{resource_repo / 'extensions' / 'greet.py'}"
     ]
+
+
+def test_a_token_in_a_git_url_is_not_shown(agent_dir: Path) -> None:
+    # Port 9 on loopback: nothing listens, so git fails at once without the network.
+    done = run("install", "git:https://user:s3cret-token@127.0.0.1:9/u/repo")
+    assert done.returncode == 1
+    assert "s3cret-token" not in done.stderr
+    assert "https://***@127.0.0.1:9/u/repo" in done.stderr

@@ -7,6 +7,7 @@ install`` works). Failures become :class:`PackageError` carrying the tool's last
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def _run(command: list[str], what: str, cwd: Path | None = None) -> str:
         raise PackageError(f"{what}: {command[0]} is not installed") from None
     if done.returncode != 0:
         detail = _tail(done.stderr) or _tail(done.stdout) or f"exit status {done.returncode}"
-        raise PackageError(f"{what} failed:\n{detail}")
+        raise PackageError(shown_url(f"{what} failed:\n{detail}"))
     return done.stdout
 
 
@@ -54,6 +55,11 @@ def package_dir(source: Source, root: Path) -> Path | None:
     return None
 
 
+def shown_url(url: str) -> str:
+    """Text fit for messages: a password or token in a URL in it is replaced by ``***``."""
+    return re.sub(r"([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1***@", url)
+
+
 def _git(*args: str, cwd: Path | None = None, what: str) -> str:
     # GIT_TERMINAL_PROMPT is not set: a private repository may still ask for credentials on
     # a terminal, as ``git clone`` would; stdin is closed, so without one it just fails.
@@ -67,7 +73,13 @@ def git_fetch(source: Source, dest: Path) -> None:
     else:
         dest.parent.mkdir(parents=True, exist_ok=True)
         _ignore_clones(dest)
-        _git("clone", "--quiet", source.target, str(dest), what=f"git clone {source.target}")
+        _git(
+            "clone",
+            "--quiet",
+            source.target,
+            str(dest),
+            what=f"git clone {shown_url(source.target)}",
+        )
     if source.ref is not None:
         _git("checkout", "--quiet", source.ref, cwd=dest, what=f"git checkout {source.ref}")
 
