@@ -158,3 +158,19 @@ def test_declared_but_missing_package_is_a_warning(agent_dir: Path, tmp_path: Pa
     )
     rows = json.loads(run("list", "--json").stdout)
     assert rows[0]["installed"] is False
+
+
+def test_a_package_in_both_scopes_uses_the_projects_entry(
+    agent_dir: Path, project_dir: Path, resource_repo: Path
+) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"packages": [str(resource_repo)]}))
+    (project_dir / ".knightcode").mkdir()
+    (project_dir / ".knightcode" / "settings.json").write_text(
+        json.dumps({"packages": [{"source": str(resource_repo), "skills": []}]})
+    )
+    settings = Settings.load(agent_dir, project_dir, project_trusted=True)
+    found = package_resource_paths(settings).paths
+    assert found["skills"] == []
+    assert found["prompts"] == [resource_repo / "prompts"]
+    settings = Settings.load(agent_dir, project_dir, project_trusted=False)
+    assert package_resource_paths(settings).paths["skills"] == [resource_repo / "skills"]

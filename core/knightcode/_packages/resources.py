@@ -96,11 +96,13 @@ def package_resource_paths(settings: Settings) -> PackageResources:
     """
     result = PackageResources()
     declared, result.errors = declared_packages(settings)
-    seen: set[str] = set()
+    chosen: dict[str, Declared] = {}
     for item in declared:
-        if item.source.kind == "pip" or item.source.identity in seen:
-            continue
-        seen.add(item.source.identity)
+        if item.source.kind != "pip":
+            # The project's entry comes later and wins (its filters, its clone), as in the
+            # reference; the package keeps the place of its first mention.
+            chosen[item.source.identity] = item
+    for item in chosen.values():
         root = package_dir(item.source, item.root)
         if root is None or not root.is_dir():
             result.missing.append(item.source.text)
