@@ -91,6 +91,12 @@ def test_pinned_ref_is_checked_out_and_skipped_by_update(
     assert done.stdout == f"{pinned}: pinned, skipped\n"
     assert not (clone / "new.txt").exists()
 
+    # Installed again without the ref: back on the branch, at its newest commit.
+    assert run("install", f"git:file://{resource_repo}").returncode == 0
+    assert (clone / "new.txt").is_file()
+    assert git(clone, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert run("update").returncode == 0
+
 
 def test_local_directory_is_used_in_place_and_project_scope(
     agent_dir: Path, project_dir: Path, resource_repo: Path

@@ -67,9 +67,19 @@ def _git(*args: str, cwd: Path | None = None, what: str) -> str:
 
 
 def git_fetch(source: Source, dest: Path) -> None:
-    """Clone ``source`` into ``dest`` (or fetch when it is already there) and check out its ref."""
+    """Clone ``source`` into ``dest`` (or fetch when it is already there) and check out its ref.
+
+    An existing clone installed again without a ref goes back to the remote's default branch
+    at its newest commit, so a package pinned before can be unpinned (and ``update`` then pulls).
+    """
     if (dest / ".git").exists():
         _git("fetch", "--quiet", "--tags", "origin", cwd=dest, what=f"git fetch in {dest}")
+        if source.ref is None:
+            head = _git(
+                "symbolic-ref", "--short", "refs/remotes/origin/HEAD", cwd=dest, what="git"
+            ).strip()
+            branch = head.removeprefix("origin/")
+            _git("checkout", "--quiet", "-B", branch, head, cwd=dest, what=f"git checkout {head}")
     else:
         dest.parent.mkdir(parents=True, exist_ok=True)
         _ignore_clones(dest)
