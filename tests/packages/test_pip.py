@@ -13,6 +13,7 @@ from a local folder (``PIP_FIND_LINKS``), so nothing reaches the network.
 from __future__ import annotations
 
 import json
+import os
 import site
 import subprocess
 import sys
@@ -85,7 +86,8 @@ def test_wheel_install_loads_the_entry_point_and_remove_uninstalls(
 ) -> None:
     wheel = build_wheel(wheels, "0.1")
     assert _plugins(throwaway_python) == {}
-    done = run("install", f"pip:{wheel}", python=throwaway_python)
+    relative = os.path.relpath(wheel, Path.cwd())
+    done = run("install", f"pip:{relative}", python=throwaway_python)
     assert done.returncode == 0, done.stderr
     assert _plugins(throwaway_python) == {"plugin:kc-tiny": "loaded"}
     # Only the throwaway environment has it.

@@ -84,8 +84,10 @@ def read_declared(scope: Scope, root: Path) -> list[Declared]:
 def settings_text(source: Source, root: Path) -> str:
     """How a source is recorded: a local directory relative to ``root`` when it is inside the
     folder that holds ``root`` (a project's own package travels with its checkout), else
-    absolute; other sources as typed.
+    absolute; a pip file absolute; other sources as typed.
     """
+    if source.kind == "pip" and os.path.isabs(source.target):
+        return f"pip:{source.target}"  # a wheel file: absolute, whatever folder it was typed in
     if source.kind != "local":
         return source.text.strip()
     path = Path(source.target)

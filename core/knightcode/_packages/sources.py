@@ -62,7 +62,7 @@ def _pip(text: str, rest: str, base_dir: Path) -> Source:
     if not rest:
         raise UsageError(f"bad package source {text!r}: pip: needs a package name ({_HINT})")
     if rest.endswith((".whl", ".tar.gz", ".zip")) or "/" in rest:
-        path = expand_path(rest, base_dir)
+        path = expand_path(rest, base_dir).resolve()
         stem = path.name.split("-", 1)[0]
         if not stem:
             raise UsageError(f"bad package source {text!r}: cannot tell the package name")
