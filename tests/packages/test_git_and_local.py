@@ -180,3 +180,15 @@ def test_a_package_in_both_scopes_uses_the_projects_entry(
     assert found["prompts"] == [resource_repo / "prompts"]
     settings = Settings.load(agent_dir, project_dir, project_trusted=False)
     assert package_resource_paths(settings).paths["skills"] == [resource_repo / "skills"]
+
+
+def test_list_as_text(agent_dir: Path, resource_repo: Path) -> None:
+    assert run("list").stdout == "no packages (install one with 'knightcode install SOURCE')\n"
+    assert run("install", f"git:file://{resource_repo}@v1").returncode == 0
+    clone = _clone(agent_dir, resource_repo)
+    assert run("list").stdout == (
+        f"git:file://{resource_repo}@v1  (user, v1, pinned)\n"
+        f"  extensions: {clone / 'extensions'}\n"
+        f"  skills: {clone / 'skills'}\n"
+        f"  prompts: {clone / 'prompts'}\n"
+    )
