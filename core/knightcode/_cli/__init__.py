@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("config", "mcp", "sandbox", "tools", "trust")
+SUBCOMMANDS = ("config", "install", "list", "mcp", "remove", "sandbox", "tools", "trust", "update")
 
 
 def _print_error(message: str) -> None:

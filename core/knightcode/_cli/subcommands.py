@@ -457,3 +457,13 @@ def mcp_list(as_json: bool) -> None:
         runtime.manager.close()
     if runtime.config_errors:
         sys.exit(1)
+
+
+def _add_package_commands() -> None:
+    from knightcode._cli.packages import install, list_packages, remove, update
+
+    for command in (install, remove, update, list_packages):
+        subcommands.add_command(command)
+
+
+_add_package_commands()

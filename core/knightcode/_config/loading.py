@@ -73,6 +73,16 @@ class Settings:
         project_data = read_json_object(project_path) if project_trusted else None
         return cls(global_path, project_path, read_json_object(global_path), project_data)
 
+    @property
+    def global_data(self) -> dict[str, object]:
+        """The global file's own settings (after migration), before the project's are merged."""
+        return self._global
+
+    @property
+    def project_data(self) -> dict[str, object] | None:
+        """The project file's own settings; None when it is absent or not trusted."""
+        return self._project
+
     def get(self, dotted_key: str, default: object = None) -> object:
         """The raw merged value at a dotted key (``"compaction.reserveTokens"``), unvalidated:
         any JSON value, for the caller to check (``isinstance``) before using it.

@@ -26,7 +26,7 @@ from typing import Literal
 from knightcode._config.jsonfile import read_json_object, write_json_atomic
 from knightcode._config.paths import extension_entry_path, project_config_dir
 from knightcode._config.values import check_choice
-from knightcode._errors import ConfigError, SettingsError
+from knightcode._errors import ConfigError, KnightcodeError, SettingsError
 
 TRUST_FILENAME = "trust.json"
 TRUST_FILES = ("settings.json", "mcp.json", "SYSTEM.md", "APPEND_SYSTEM.md")
@@ -107,16 +107,40 @@ def _named_extensions(config_dir: Path) -> Iterator[Path]:
     except ConfigError:
         return
     entries = data.get("extensions")
-    if not isinstance(entries, list):
-        return
     paths = [
         path
-        for entry in entries
+        for entry in (entries if isinstance(entries, list) else [])
         if isinstance(entry, str) and (path := extension_entry_path(entry, config_dir))
     ]
     for candidate in path_candidates(paths, PluginKind.SETTINGS):
         if candidate.path is not None and candidate.error is None:
             yield from _files_under(candidate.path)
+    yield from _package_files(config_dir, data)
+
+
+def _package_files(config_dir: Path, data: dict[str, object]) -> Iterator[Path]:
+    """Every resource file of the packages the project declares (extensions, skills, prompts,
+    themes of its clones and directories): a commit that changes one must withdraw trust like
+    a change in ``.knightcode/extensions/``.
+    """
+    entries = data.get("packages")
+    if not isinstance(entries, list) or not entries:
+        return  # the common case: the package code is not even imported
+    from knightcode._packages.declared import parse_entries
+    from knightcode._packages.resources import resources_of
+
+    for entry in entries:
+        if not isinstance(entry, (str, dict)) or (
+            isinstance(entry, dict) and "source" not in entry
+        ):
+            continue
+        try:
+            declared = parse_entries([entry], "project", config_dir)
+        except KnightcodeError:
+            continue  # loading reports it; nothing of it would load
+        for paths in resources_of(declared[0]).values():
+            for path in paths:
+                yield from _files_under(path)
 
 
 def _key(path: Path, config_dir: Path) -> str:

@@ -95,6 +95,25 @@ def _split_entries(settings: Settings, errors: list[ConfigError]) -> tuple[list[
     return paths, blocks
 
 
+def _package_extensions(settings: Settings, warnings: list[str]) -> list[Candidate]:
+    """The ``extensions`` of installed resource packages (settings ``packages``), loaded like
+    settings ``extensions`` entries; a declared package that is not installed is a warning.
+    """
+    if not settings.global_data.get("packages") and not (settings.project_data or {}).get(
+        "packages"
+    ):
+        return []  # nothing declared: don't import the package code on every start
+    from knightcode._packages.resources import package_resource_paths
+
+    resources = package_resource_paths(settings)
+    warnings.extend(resources.errors)
+    warnings.extend(
+        f"package {source} is not installed; run 'knightcode install' to fetch it"
+        for source in resources.missing
+    )
+    return path_candidates(resources.paths["extensions"], PluginKind.SETTINGS)
+
+
 def make_plan(options: HostOptions) -> LoadPlan:
     """Find and order every plugin candidate and apply blocking; imports no plugin code."""
     from knightcode._config.loading import Settings
@@ -103,6 +122,7 @@ def make_plan(options: HostOptions) -> LoadPlan:
     trust = resolve_trust(options.agent_dir, options.cwd, approve=options.approve)
     settings = Settings.load(options.agent_dir, options.cwd, project_trusted=trust.trusted)
     errors: list[ConfigError] = []
+    warnings: list[str] = []
     setting_paths, blocks = _split_entries(settings, errors)
 
     installed = installed_entry_points()  # one scan for both groups
@@ -123,11 +143,11 @@ def make_plan(options: HostOptions) -> LoadPlan:
             found += scan_extension_dir(
                 project_config_dir(options.cwd) / "extensions", PluginKind.PROJECT
             )
+        found += _package_extensions(settings, warnings)
         found += path_candidates(setting_paths, PluginKind.SETTINGS)
     found += path_candidates(options.extension_paths, PluginKind.CLI)
     found = dedupe(found)
 
-    warnings: list[str] = []
     blocked = {c.name for c in found if any(matches_block(c, name) for name in blocks)}
     for name in blocks:
         # A known built-in that is not installed yet is not a typo: blocking it is fine.
