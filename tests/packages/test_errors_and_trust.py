@@ -117,7 +117,11 @@ def test_project_packages_need_trust_and_a_yes(
     assert done.stdout == f"installed {source} (project)\n"
     assert (clone / "skills" / "hello" / "SKILL.md").is_file()
     listed = json.loads(run("config", "list", "--json").stdout)
-    assert [record["name"] for record in listed] == [f"ext:{clone / 'extensions' / 'greet.py'}"]
+    assert [record["name"] for record in listed] == [
+        f"ext:{clone / 'extensions' / 'greet.py'}",
+        "skill:hello",
+        "/review",
+    ]
     assert run("install", "--yes").stdout == "every declared package is installed\n"
     assert (config / "packages" / "git" / ".gitignore").read_text() == "*\n"
 
@@ -138,7 +142,9 @@ def test_install_l_keeps_an_existing_trust(project_dir: Path, resource_repo: Pat
     assert "not trusted" not in done.stdout
     listed = json.loads(run("config", "list", "--json").stdout)
     assert [record["name"] for record in listed] == [
-        f"ext:{resource_repo / 'extensions' / 'greet.py'}"
+        f"ext:{resource_repo / 'extensions' / 'greet.py'}",
+        "skill:hello",
+        "/review",
     ]
 
 

@@ -50,7 +50,11 @@ def test_git_install_list_update_remove(
     # The package's extension is loaded by the plugin planner like a settings path.
     listed = json.loads(run("config", "list", "--json").stdout)
     names = {record["name"]: record["status"] for record in listed}
-    assert names == {f"ext:{clone / 'extensions' / 'greet.py'}": "loaded"}
+    assert names == {
+        f"ext:{clone / 'extensions' / 'greet.py'}": "loaded",
+        "skill:hello": "loaded",
+        "/review": "loaded",
+    }
     assert (resource_repo.parent / "repo.imported").read_text() == "imported"
 
     # Upstream moves on; update pulls it.
@@ -147,11 +151,16 @@ def test_object_entries_filter_resources(agent_dir: Path, resource_repo: Path) -
     )
     settings = Settings.load(agent_dir, Path.cwd(), project_trusted=False)
     found = package_resource_paths(settings).paths
-    assert found["skills"] == [resource_repo / "skills" / "hello"]
+    assert found["skills"] == [resource_repo / "skills" / "hello" / "SKILL.md"]
     assert found["extensions"] == []
     assert found["prompts"] == [resource_repo / "prompts"]
     listed = json.loads(run("config", "list", "--json").stdout)
-    assert listed == []
+    rows = [(row["name"], row["status"], row.get("resource")) for row in listed]
+    assert rows == [
+        ("skill:hello", "loaded", "skills/hello"),
+        ("/review", "loaded", "prompts/review.md"),
+        (f"ext:{resource_repo / 'extensions' / 'greet.py'}", "disabled", "extensions/greet.py"),
+    ]
 
 
 def test_declared_but_missing_package_is_a_warning(agent_dir: Path, tmp_path: Path) -> None:

@@ -182,3 +182,22 @@ def list_packages(as_json: bool) -> None:
         if isinstance(resources, dict):
             for kind, paths in resources.items():
                 click.echo(f"  {kind}: {', '.join(paths)}")
+
+
+def toggle_resource(package: str, resource: str, *, on: bool, local: bool) -> None:
+    """``knightcode config enable/disable SOURCE KIND/NAME [-l]``: edit the package's entry in
+    the user's (or with ``-l`` the project's) settings; a trusted project stays trusted.
+    """
+    from knightcode._packages.toggle import find_package, set_resource_enabled
+
+    where = _where(local)
+    declared = find_package(package, where.scope, where.agent_dir, where.cwd)
+    was_trusted = _keeping_trust(where)
+    item, changed = set_resource_enabled(declared, resource, on)
+    _renew_trust(where, was_trusted)
+    verb = "enabled" if on else "disabled"
+    settings = where.root / "settings.json"
+    if changed:
+        click.echo(f"{verb} {item.rel} of {declared.source.text} (in {settings})")
+    else:
+        click.echo(f"{item.rel} of {declared.source.text} was already {verb} (in {settings})")

@@ -63,12 +63,16 @@ def config() -> None:
 )
 def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> None:
     """Every plugin: name, kind, source, whether it is enabled, and why it failed if it did;
-    then the skills and prompt templates (kind ``skill``/``prompt``, source their file).
+    then the skills and prompt templates (kind ``skill``/``prompt``, source their file, or for
+    a package's the package and the resource's path in it) and the package resources that are
+    disabled.
     """
     host = _load_host(approve, tuple(path.expanduser() for path in extensions))
     for warning in host.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
-    resources = _resource_rows(approve)
+    from knightcode._cli.resource_rows import resource_rows
+
+    resources = resource_rows(_options(approve))
     host_access = _host_access_tools(host)
     if as_json:
         records = []
@@ -77,17 +81,7 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
             if record.name in host_access:
                 item["hostAccess"] = host_access[record.name]
             records.append(item)
-        records += [
-            {
-                "name": name,
-                "kind": kind,
-                "source": source,
-                "enabled": True,
-                "status": "loaded",
-                "error": None,
-            }
-            for name, kind, source in resources
-        ]
+        records += [row.as_json() for row in resources]
         json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
@@ -104,39 +98,13 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
         if record.name in host_access:
             tools = ", ".join(host_access[record.name])
             table.add_row("", "", "", f"  host access: {tools} (runs outside any sandbox)")
-    for name, kind, source in resources:
-        table.add_row(name, kind, "loaded", source)
+    for row in resources:
+        table.add_row(row.name, row.kind, row.status, row.source)
     console = Console(highlight=False, soft_wrap=False)
     if not host.records and not resources:
         console.print("no plugins found")
         return
     console.print(table)
-
-
-def _resource_rows(approve: bool) -> list[tuple[str, str, str]]:
-    """``(name, kind, file)`` of each skill (``skill:NAME``) and prompt template (``/NAME``);
-    their warnings on stderr. Plugins' ``resources_discover`` paths are not asked for here: that
-    needs a session.
-    """
-    from knightcode._plugins.planning import make_plan
-    from knightcode._resources.discovery import ResourceSources, discover_resources
-
-    options = _options(approve)
-    plan = make_plan(options)
-    found = discover_resources(
-        ResourceSources(
-            agent_dir=options.agent_dir,
-            cwd=options.cwd,
-            trusted=plan.trust.trusted,
-            setting_skills=plan.settings.path_entries("skills"),
-            setting_prompts=plan.settings.path_entries("prompts"),
-        )
-    )
-    for warning in found.warnings:
-        print(f"knightcode: warning: {warning}", file=sys.stderr)
-    rows = [(f"skill:{skill.name}", "skill", str(skill.path)) for skill in found.skills]
-    rows += [(f"/{item.name}", "prompt", str(item.path)) for item in found.templates]
-    return rows
 
 
 def _host_access_tools(host: PluginHost) -> dict[str, list[str]]:
@@ -177,18 +145,44 @@ def _toggle(name: str, enabled: bool) -> None:
         click.echo(f"{resolved} was already {verb} in {settings_path}")
 
 
+_RESOURCE = click.argument("resource", required=False)
+_LOCAL = click.option(
+    "-l", "--local", is_flag=True, help="Edit the package's entry in the project's settings."
+)
+
+
+def _toggle_either(name: str, resource: str | None, enabled: bool, local: bool) -> None:
+    """A plugin (NAME alone) or a package's resource (NAME is the package, then KIND/NAME)."""
+    if resource is None:
+        if local:
+            raise UsageError("-l applies to a package's resource: SOURCE KIND/NAME -l")
+        _toggle(name, enabled)
+        return
+    from knightcode._cli.packages import toggle_resource
+
+    toggle_resource(name, resource, on=enabled, local=local)
+
+
 @config.command("enable")
 @click.argument("name")
-def config_enable(name: str) -> None:
-    """Remove the '-NAME' entry that disables plugin NAME from the user settings."""
-    _toggle(name, True)
+@_RESOURCE
+@_LOCAL
+def config_enable(name: str, resource: str | None, local: bool) -> None:
+    """Enable plugin NAME (remove its '-NAME' entry from the user settings), or with RESOURCE
+    one resource of package NAME (e.g. git:github.com/me/pack skills/review).
+    """
+    _toggle_either(name, resource, True, local)
 
 
 @config.command("disable")
 @click.argument("name")
-def config_disable(name: str) -> None:
-    """Disable plugin NAME (e.g. builtin:llama.cpp) in the user settings; it is never imported."""
-    _toggle(name, False)
+@_RESOURCE
+@_LOCAL
+def config_disable(name: str, resource: str | None, local: bool) -> None:
+    """Disable plugin NAME (e.g. builtin:llama.cpp; it is never imported), or with RESOURCE one
+    resource of package NAME (e.g. git:github.com/me/pack skills/review).
+    """
+    _toggle_either(name, resource, False, local)
 
 
 @subcommands.group()

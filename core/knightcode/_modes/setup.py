@@ -243,17 +243,16 @@ async def load_resources(
     """The session's skills and prompt templates (after asking plugins, ``resources_discover``);
     what to tell the user about them is in the result's ``warnings``.
     """
-    from knightcode._resources.discovery import ResourceSources, discover_resources
+    from knightcode._resources.discovery import discover_resources, settings_sources
 
     assert host.options is not None
     cwd = host.options.cwd
     found = await host.hooks.resources_discover(cwd=cwd, reason="reload" if reload else "startup")
-    sources = ResourceSources(
-        agent_dir=host.options.agent_dir,
-        cwd=cwd,
+    sources = settings_sources(
+        host.options.agent_dir,
+        cwd,
+        settings,
         trusted=trusted,
-        setting_skills=settings.path_entries("skills"),
-        setting_prompts=settings.path_entries("prompts"),
         plugin_skills=[("plugin", cwd / path) for item in found for path in item.skill_paths],
         plugin_prompts=[("plugin", cwd / path) for item in found for path in item.prompt_paths],
         cli_skills=request.skill_paths,

@@ -128,3 +128,23 @@ def forget(source: Source, root: Path) -> Declared | None:
         return None
     set_setting(path, "packages", keep)
     return gone[0]
+
+
+def set_filters(source: Source, root: Path, kind: str, filters: list[str]) -> None:
+    """Set one kind's filter list in the entry of ``source``'s package in ``root``'s settings;
+    a string entry becomes the object form (``source`` first). Other entries and keys, their
+    order and the file's mode are kept.
+
+    :raises KeyError: the package is not declared there
+    """
+    path = root / SETTINGS_FILENAME
+    entries = _entries(path, read_json_object(path))
+    for index, declared in enumerate(parse_entries(entries, "user", root)):
+        if declared.source.identity == source.identity:
+            old = entries[index]
+            entry: dict[str, object] = {"source": old} if isinstance(old, str) else dict(old)
+            entry[kind] = filters
+            entries[index] = entry
+            set_setting(path, "packages", entries)
+            return
+    raise KeyError(source.text)

@@ -99,9 +99,9 @@ def _package_extensions(settings: Settings, warnings: list[str]) -> list[Candida
     """The ``extensions`` of installed resource packages (settings ``packages``), loaded like
     settings ``extensions`` entries; a declared package that is not installed is a warning.
     """
-    if not settings.global_data.get("packages") and not (settings.project_data or {}).get(
-        "packages"
-    ):
+    from knightcode._packages import declares_packages
+
+    if not declares_packages(settings):
         return []  # nothing declared: don't import the package code on every start
     from knightcode._packages.resources import package_resource_paths
 

@@ -2,9 +2,10 @@
 
 Skills, first found wins a name: ``<agent-dir>/skills/``, ``~/.agents/skills/``, the trusted
 project's ``.knightcode/skills/``, ``.agents/skills/`` in the working directory and each parent
-up to the repository root, the ``skills`` setting, plugins (``resources_discover``), then
-``--skill PATH``. ``--no-skills`` drops all of them but ``--skill``. In the two knightcode
-directories a root ``*.md`` file is a skill; everywhere else only ``SKILL.md`` directories are.
+up to the repository root, installed packages' ``skills/`` (settings ``packages``), the
+``skills`` setting, plugins (``resources_discover``), then ``--skill PATH``. ``--no-skills``
+drops all of them but ``--skill``. In the two knightcode directories (and a package's
+``skills/``) a root ``*.md`` file is a skill; everywhere else only ``SKILL.md`` directories are.
 
 ``.agents/skills/`` needs no trust: like ``AGENTS.md`` it is the cross-agent convention for
 plain instructions, which a skill only is (the model reads it when a task matches). The
@@ -12,7 +13,10 @@ project's ``.knightcode/skills/`` and ``.knightcode/prompts/`` do need it, like 
 ``.knightcode/`` (they are covered by the trust fingerprint).
 
 Templates, first found wins a name: ``<agent-dir>/prompts/``, the trusted project's
-``.knightcode/prompts/``, the ``prompts`` setting, then plugins.
+``.knightcode/prompts/``, packages' ``prompts/``, the ``prompts`` setting, then plugins.
+
+A package's skills and templates carry the source ``package:<its source>``; the user's packages
+come before the project's, and an untrusted project's packages are not read at all.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knightcode._config.paths import expand_path, project_config_dir
 from knightcode._resources.skills import (
@@ -36,6 +41,9 @@ from knightcode._resources.templates import (
     load_templates_from_dir,
 )
 
+if TYPE_CHECKING:
+    from knightcode._config.loading import Settings
+
 SKILLS_DIR = "skills"
 PROMPTS_DIR = "prompts"
 AGENTS_DIR = ".agents"
@@ -48,6 +56,9 @@ class ResourceSources:
     :param agent_dir: the agent directory
     :param cwd: the working directory
     :param trusted: whether the project's ``.knightcode/`` is used
+    :param package_skills: installed packages' skill folders or files, ``(package source,
+        path)`` pairs
+    :param package_prompts: likewise for templates
     :param setting_skills: the ``skills`` setting, ``(entry, base dir)`` pairs
     :param setting_prompts: the ``prompts`` setting, likewise
     :param plugin_skills: ``(plugin, path)`` from ``resources_discover``
@@ -61,6 +72,8 @@ class ResourceSources:
     agent_dir: Path
     cwd: Path
     trusted: bool = False
+    package_skills: Sequence[tuple[str, Path]] = ()
+    package_prompts: Sequence[tuple[str, Path]] = ()
     setting_skills: Sequence[tuple[str, Path]] = ()
     setting_prompts: Sequence[tuple[str, Path]] = ()
     plugin_skills: Sequence[tuple[str, Path]] = ()
@@ -81,6 +94,50 @@ class ResourceSet:
     def skill(self, name: str) -> Skill | None:
         """The skill called ``name``, or None."""
         return next((skill for skill in self.skills if skill.name == name), None)
+
+
+def package_label(source: str) -> str:
+    """The source of a package's skills and templates: ``package:<source as declared>``."""
+    return f"package:{source}"
+
+
+def settings_sources(
+    agent_dir: Path,
+    cwd: Path,
+    settings: Settings,
+    *,
+    trusted: bool,
+    plugin_skills: Sequence[tuple[str, Path]] = (),
+    plugin_prompts: Sequence[tuple[str, Path]] = (),
+    cli_skills: Sequence[Path] = (),
+    no_skills: bool = False,
+) -> ResourceSources:
+    """The sources of a run with these settings: their ``skills``/``prompts`` paths and the
+    resources of the packages they declare (nothing of the package code is imported when
+    none is declared: this runs on every start).
+    """
+    from knightcode._packages import declares_packages
+
+    package_skills: list[tuple[str, Path]] = []
+    package_prompts: list[tuple[str, Path]] = []
+    if declares_packages(settings):
+        from knightcode._packages.resources import package_resource_paths
+
+        owned = package_resource_paths(settings).owned
+        package_skills, package_prompts = owned["skills"], owned["prompts"]
+    return ResourceSources(
+        agent_dir=agent_dir,
+        cwd=cwd,
+        trusted=trusted,
+        package_skills=package_skills,
+        package_prompts=package_prompts,
+        setting_skills=settings.path_entries("skills"),
+        setting_prompts=settings.path_entries("prompts"),
+        plugin_skills=plugin_skills,
+        plugin_prompts=plugin_prompts,
+        cli_skills=cli_skills,
+        no_skills=no_skills,
+    )
 
 
 def project_skill_dirs(cwd: Path) -> list[Path]:
@@ -124,6 +181,8 @@ def _skill_loads(sources: ResourceSources) -> list[SkillLoad]:
             loads.append(load_skills_from_dir(project, "project"))
         for directory in project_skill_dirs(sources.cwd):
             loads.append(load_skills_from_dir(directory, "project", root_files=False))
+        for package, path in sources.package_skills:
+            loads.append(_skills_at(path, package_label(package)))
         for entry, base in sources.setting_skills:
             loads.append(_skills_at(expand_path(entry, base), "path"))
         for owner, path in sources.plugin_skills:
@@ -138,6 +197,8 @@ def _template_loads(sources: ResourceSources) -> list[TemplateLoad]:
     if sources.trusted:
         project = project_config_dir(sources.cwd) / PROMPTS_DIR
         loads.append(load_templates_from_dir(project, "project"))
+    for package, path in sources.package_prompts:
+        loads.append(_templates_at(path, package_label(package)))
     for entry, base in sources.setting_prompts:
         loads.append(_templates_at(expand_path(entry, base), "path"))
     for owner, path in sources.plugin_prompts:

@@ -128,30 +128,37 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def load_skills_from_dir(directory: Path, source: str, *, root_files: bool = True) -> SkillLoad:
-    """The skills under ``directory``: its own ``*.md`` files when ``root_files``, and every
-    ``SKILL.md`` in its subdirectories, at any depth.
+    """The skills under ``directory`` (the files :func:`skill_files` finds), with warnings."""
+    result = SkillLoad()
+    for path in skill_files(directory, root_files=root_files):
+        one = load_skill_file(path, source)
+        result.skills += one.skills
+        result.warnings += one.warnings
+    return result
+
+
+def skill_files(directory: Path, *, root_files: bool = True) -> list[Path]:
+    """The skill files under ``directory``: its own ``*.md`` files when ``root_files``, and
+    every ``SKILL.md`` in its subdirectories, at any depth. Package filters enable and disable
+    these one by one, so they are listed apart from loading.
 
     Hidden entries and ``node_modules`` are skipped; symlinks are followed (broken ones
     skipped). A directory holding a ``SKILL.md`` is one skill: its subfolders are its own
     references, not more skills.
     """
-    result = SkillLoad()
     entries = _entries(directory)
     if not root_files and any(e.name == SKILL_FILE and _is_file(e) for e in entries):
-        return load_skill_file(Path(directory, SKILL_FILE), source)
+        return [Path(directory, SKILL_FILE)]
+    found: list[Path] = []
     for entry in entries:
         if entry.name.startswith(".") or entry.name == "node_modules":
             continue
         path = Path(entry.path)
         if _is_dir(entry):
-            sub = load_skills_from_dir(path, source, root_files=False)
-            result.skills += sub.skills
-            result.warnings += sub.warnings
+            found += skill_files(path, root_files=False)
         elif root_files and entry.name.endswith(".md") and _is_file(entry):
-            one = load_skill_file(path, source)
-            result.skills += one.skills
-            result.warnings += one.warnings
-    return result
+            found.append(path)
+    return found
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

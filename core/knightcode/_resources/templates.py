@@ -115,19 +115,28 @@ def load_template_file(path: Path, source: str) -> TemplateLoad:
 
 
 def load_templates_from_dir(directory: Path, source: str) -> TemplateLoad:
-    """The ``*.md`` files directly in ``directory`` (not its subdirectories), by name."""
+    """The templates of :func:`template_files`, by name."""
     result = TemplateLoad()
-    try:
-        paths = sorted(directory.iterdir())
-    except OSError:
-        return result
-    for path in paths:
-        if path.name.startswith(".") or path.suffix != ".md" or not path.is_file():
-            continue
+    for path in template_files(directory):
         one = load_template_file(path, source)
         result.templates += one.templates
         result.warnings += one.warnings
     return result
+
+
+def template_files(directory: Path) -> list[Path]:
+    """The ``*.md`` files directly in ``directory`` (not its subdirectories), hidden ones
+    skipped; none when it is missing.
+    """
+    try:
+        paths = sorted(directory.iterdir())
+    except OSError:
+        return []
+    return [
+        path
+        for path in paths
+        if not path.name.startswith(".") and path.suffix == ".md" and path.is_file()
+    ]
 
 
 def split_command(text: str) -> tuple[str, str]:
