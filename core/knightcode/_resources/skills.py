@@ -40,7 +40,8 @@ class Skill:
     :param name: from the header, else the name of its directory
     :param description: from the header
     :param path: the markdown file (absolute)
-    :param source: where it was found: ``user``, ``project``, ``path`` or a plugin's name
+    :param source: where it was found: ``user``, ``project``, ``path``, ``package:<source>``
+        or ``plugin``
     :param model_invocable: False for ``disable-model-invocation: true``: left out of the
         system prompt, loaded only by ``/skill:name``
     """

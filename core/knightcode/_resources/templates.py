@@ -31,7 +31,7 @@ class PromptTemplate:
     :param description: from the header, else the body's first line
     :param content: the body, header removed
     :param path: the file
-    :param source: ``user``, ``project``, ``path`` or a plugin's name
+    :param source: ``user``, ``project``, ``path``, ``package:<source>`` or ``plugin``
     :param argument_hint: the header's ``argument-hint``, shown in completion
     """
 

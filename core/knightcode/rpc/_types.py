@@ -198,7 +198,8 @@ class ExportResult(TypedDict):
 class CommandInfo(TypedDict):
     """``get_commands``: a command run by sending ``/name args`` as a prompt — a plugin's
     (``extension``), a prompt template (``prompt``) or a skill (``skill``, named ``skill:NAME``).
-    ``location`` is ``user``, ``project``, ``path`` or a plugin's name for templates and skills.
+    ``location`` is ``user``, ``project``, ``path``, ``package:<source>`` or ``plugin`` for
+    templates and skills.
     """
 
     name: str
