@@ -219,3 +219,45 @@ def test_a_start_without_packages_imports_no_package_code(tmp_path: Path) -> Non
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert "knightcode._packages.resources" in done.stdout, done.stderr
+
+
+def test_disabling_a_package_extension_keeps_it_from_loading(resource_repo: Path) -> None:
+    canary = resource_repo.parent / "repo.imported"
+    assert run("install", str(resource_repo)).returncode == 0
+    done = run("config", "disable", str(resource_repo), "extensions/greet")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"disabled extensions/greet.py of {resource_repo} ")
+    rows = {row["name"]: row for row in json.loads(run("config", "list", "--json").stdout)}
+    greet = rows[f"ext:{resource_repo / 'extensions' / 'greet.py'}"]
+    assert (greet["status"], greet["enabled"], greet["resource"]) == (
+        "disabled",
+        False,
+        "extensions/greet.py",
+    )
+    assert not canary.exists()
+    assert run("config", "enable", str(resource_repo), "extensions/greet.py").returncode == 0
+    assert run("config", "list", "--json").returncode == 0
+    assert canary.read_text() == "imported"
+
+
+def test_a_user_edit_warns_when_the_trusted_projects_entry_wins(
+    agent_dir: Path, project_dir: Path, resource_repo: Path
+) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"packages": [str(resource_repo)]}))
+    (project_dir / ".knightcode").mkdir()
+    (project_dir / ".knightcode" / "settings.json").write_text(
+        json.dumps({"packages": [str(resource_repo)]})
+    )
+    assert run("trust").returncode == 0
+    done = run("config", "disable", str(resource_repo), "skills/hello")
+    assert done.returncode == 0, done.stderr
+    assert "its entry is the one used here; add -l" in done.stderr
+    rows = {
+        row["name"]: row["status"] for row in json.loads(run("config", "list", "--json").stdout)
+    }
+    assert rows["skill:hello"] == "loaded"  # the project's entry has no filter
+    assert run("config", "disable", "-l", str(resource_repo), "skills/hello").returncode == 0
+    rows = {
+        row["name"]: row["status"] for row in json.loads(run("config", "list", "--json").stdout)
+    }
+    assert rows["skill:hello"] == "disabled"

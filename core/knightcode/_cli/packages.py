@@ -197,7 +197,24 @@ def toggle_resource(package: str, resource: str, *, on: bool, local: bool) -> No
     _renew_trust(where, was_trusted)
     verb = "enabled" if on else "disabled"
     settings = where.root / "settings.json"
+    if where.scope == "user" and _project_overrides(where, declared):
+        click.echo(
+            f"knightcode: warning: this project declares {declared.source.text} too, and its "
+            "entry is the one used here; add -l to change that one",
+            err=True,
+        )
     if changed:
         click.echo(f"{verb} {item.rel} of {declared.source.text} (in {settings})")
     else:
         click.echo(f"{item.rel} of {declared.source.text} was already {verb} (in {settings})")
+
+
+def _project_overrides(where: Where, declared: Declared) -> bool:
+    """Whether a trusted project here declares the same package (its entry wins)."""
+    project = Where("project", where.agent_dir, where.cwd)
+    if not (project.root / "settings.json").is_file() or not _project_trusted(project):
+        return False
+    return any(
+        item.source.identity == declared.source.identity
+        for item in read_declared("project", project.root)
+    )
