@@ -17,6 +17,7 @@ from knightcode.testing import text_reply
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 from tests.packages.conftest import git, run
 from tests.resources.test_resources_e2e import system_text, user_texts
+from tests.rpc.conftest import Rpc, rpc  # noqa: F401 (the fixture)
 
 
 def make_package(root: Path) -> Path:
@@ -261,3 +262,26 @@ def test_a_user_edit_warns_when_the_trusted_projects_entry_wins(
         row["name"]: row["status"] for row in json.loads(run("config", "list", "--json").stdout)
     }
     assert rows["skill:hello"] == "disabled"
+
+
+async def test_rpc_get_commands_names_the_package(rpc: Rpc, tmp_path: Path) -> None:  # noqa: F811
+    pack = make_package(tmp_path / "pack")
+    settings = rpc.agent_dir / "settings.json"
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    settings.write_text(json.dumps({**data, "packages": [str(pack)]}))
+    client = await rpc.start()
+    commands = await client.get_commands()
+    assert {
+        "name": "y",
+        "description": "Ask why",
+        "source": "prompt",
+        "location": f"package:{pack}",
+        "path": str(pack / "prompts" / "y.md"),
+    } in commands
+    assert {
+        "name": "skill:x",
+        "description": "The x skill.",
+        "source": "skill",
+        "location": f"package:{pack}",
+        "path": str(pack / "skills" / "x" / "SKILL.md"),
+    } in commands
