@@ -72,7 +72,9 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
     def remember(server: ServerConfig, tools: list[ToolSpec]) -> None:
         write_cache(path, [(server, tools)])
 
-    manager = McpManager(servers, agent_dir / "mcp" / "logs", on_tools=remember)
+    manager = McpManager(
+        servers, agent_dir / "mcp" / "logs", on_tools=remember, backend_pending=True
+    )
     runtime = Runtime(agent_dir, manager, errors)
     enabled = [s for s in servers if s.enabled]
     user = [s for s in enabled if not s.project]
@@ -87,7 +89,10 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
         # Only a server never listed (or changed) is waited on, at most its timeout; one that
         # fails is recorded so the next start does not wait on it again.
         with suppress(concurrent.futures.TimeoutError):
-            manager.start_all([s.name for s in cold]).result(max(s.timeout for s in cold) + 6)
+            cold_names = [s.name for s in cold]
+            manager.start_all(cold_names, before_session=True).result(
+                max(s.timeout for s in cold) + 6
+            )
         for server in cold:
             state = manager.states[server.name]
             if state.tools is None:
