@@ -21,8 +21,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Callable, Coroutine, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from knightcode import ExecutionBackend
 
-__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec"]
+__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec", "describe_error"]
 
 _T = TypeVar("_T")
 
@@ -100,6 +100,11 @@ def _one_line(error: BaseException) -> str:
     error = _innermost(error)
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def describe_error(error: BaseException) -> str:
+    """An SDK error as one line for the user (the innermost cause of an exception group)."""
+    return _one_line(error)
 
 
 def _log_tail(path: Path | None) -> str:
@@ -166,7 +171,7 @@ class McpManager:
                 if cfg.transport == "stdio":
                     read, write = await stack.enter_async_context(await self._stdio(state))
                 else:
-                    read, write = await stack.enter_async_context(self._http(cfg))
+                    read, write = await stack.enter_async_context(self._http(state))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=cfg.timeout)
                 )
@@ -207,15 +212,13 @@ class McpManager:
         errlog = state.log_path.open("w", encoding="utf-8")
         return stdio_client(params, errlog=errlog)
 
-    @staticmethod
-    def _http(cfg: ServerConfig) -> AbstractAsyncContextManager[TransportStreams]:
-        """The streamable HTTP transport with the configured headers."""
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        assert cfg.url is not None
-        client = httpx2.AsyncClient(headers=dict(cfg.headers), timeout=cfg.timeout)
-        return streamable_http_client(cfg.url, http_client=client)
+    def _http(self, state: ServerState) -> AbstractAsyncContextManager[TransportStreams]:
+        """The streamable HTTP transport with the configured headers, and the stored OAuth
+        login when there is one (``oauth.py``); a server that answers 401 is reported with the
+        ``knightcode mcp login`` hint instead of the SDK's generic error.
+        """
+        # The log folder is <agent-dir>/mcp/logs; the logins live beside it.
+        return _http_transport(self._log_dir.parent.parent, state.config)
 
     async def _start(self, name: str) -> ServerState:
         """The server connected (started if needed), or failed; waits at most its timeout."""
@@ -340,6 +343,39 @@ class McpManager:
             self.submit(stop()).result(timeout + 1)
         loop.call_soon_threadsafe(loop.stop)
         self._loop = None
+
+
+@asynccontextmanager
+async def _http_transport(agent_dir: Path, cfg: ServerConfig) -> AsyncIterator[TransportStreams]:
+    """See :meth:`McpManager._http`."""
+    import httpx2
+    from mcp.client.auth import OAuthFlowError
+    from mcp.client.streamable_http import streamable_http_client
+
+    from .oauth import LoginRequired, client_provider, has_login, login_hint
+
+    assert cfg.url is not None
+    refused: list[int] = []
+
+    async def seen(response: httpx2.Response) -> None:
+        if response.status_code == 401:
+            refused.append(401)
+
+    logged_in = has_login(agent_dir, cfg)
+    client = httpx2.AsyncClient(
+        headers=dict(cfg.headers),
+        timeout=cfg.timeout,
+        auth=client_provider(agent_dir, cfg) if logged_in else None,
+        event_hooks={"response": [seen]},
+    )
+    try:
+        async with streamable_http_client(cfg.url, http_client=client) as streams:
+            yield streams
+    except Exception as error:
+        if refused or isinstance(_innermost(error), OAuthFlowError):
+            again = " (the stored login no longer works)" if logged_in else ""
+            raise LoginRequired(login_hint(cfg.name) + again) from None
+        raise
 
 
 def _as_call_result(result: object) -> CallToolResult:

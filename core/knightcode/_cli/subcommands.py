@@ -14,6 +14,7 @@ from knightcode._errors import UsageError
 if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import HostOptions
+    from knightcode_builtins.mcp.config import ServerConfig
 
 
 def _options(approve: bool = False, extensions: tuple[Path, ...] = ()) -> HostOptions:
@@ -457,6 +458,82 @@ def mcp_list(as_json: bool) -> None:
         runtime.manager.close()
     if runtime.config_errors:
         sys.exit(1)
+
+
+def _http_server(name: str) -> tuple[Path, ServerConfig]:
+    """The agent dir and the HTTP server ``name`` of mcp.json (the project's when trusted);
+    a missing or non-HTTP server exits 1 with one line.
+    """
+    from knightcode._config.paths import agent_dir
+    from knightcode._config.trust import resolve_trust
+    from knightcode_builtins.mcp.config import load_servers
+
+    cwd = Path.cwd()
+    trusted = resolve_trust(agent_dir(), cwd, approve=False).trusted
+    servers, errors = load_servers(agent_dir(), cwd if trusted else None)
+    for error in errors:
+        print(f"knightcode: error: {error}", file=sys.stderr)
+    found = [s for s in servers if s.name == name]
+    if not found:
+        print(f"knightcode: error: no MCP server named '{name}' in mcp.json", file=sys.stderr)
+        sys.exit(1)
+    if found[0].url is None:
+        print(
+            f"knightcode: error: '{name}' is a stdio server; only HTTP servers log in",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    return agent_dir(), found[0]
+
+
+@mcp.command("login")
+@click.argument("name")
+@click.option("--no-browser", is_flag=True, help="Print the URL only; do not open a browser.")
+@click.option(
+    "--timeout", type=float, default=300.0, show_default=True, help="Seconds to wait for you."
+)
+def mcp_login(name: str, no_browser: bool, timeout: float) -> None:
+    """Authorize knightcode for the HTTP server NAME (OAuth): open the printed URL, allow
+    access, and the tokens are kept in <agent-dir>/mcp/oauth/ (readable by you only).
+    """
+    import asyncio
+
+    from knightcode_builtins.mcp.oauth import LoginRequired, login
+
+    directory, server = _http_server(name)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        tools = asyncio.run(
+            login(directory, server, say=say, open_browser=not no_browser, timeout=timeout)
+        )
+    except (LoginRequired, OSError) as error:
+        print(f"knightcode: error: login to '{name}' failed: {error}", file=sys.stderr)
+        sys.exit(1)
+    except Exception as error:  # the SDK's flow errors (discovery, registration, token)
+        from knightcode_builtins.mcp.manager import describe_error
+
+        print(
+            f"knightcode: error: login to '{name}' failed: {describe_error(error)}",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    click.echo(f"logged in to '{name}' ({len(tools)} tools)")
+
+
+@mcp.command("logout")
+@click.argument("name")
+def mcp_logout(name: str) -> None:
+    """Forget the OAuth tokens and client registration kept for the server NAME."""
+    from knightcode._config.paths import agent_dir
+    from knightcode_builtins.mcp.oauth import logout
+
+    if logout(agent_dir(), name):
+        click.echo(f"logged out of '{name}'")
+    else:
+        click.echo(f"'{name}' had no login")
 
 
 def _add_package_commands() -> None:
