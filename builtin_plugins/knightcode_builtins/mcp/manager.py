@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from knightcode import ExecutionBackend
 
-__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec", "describe_error"]
+__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec", "describe_error", "innermost"]
 
 _T = TypeVar("_T")
 
@@ -105,6 +105,11 @@ def _one_line(error: BaseException) -> str:
 def describe_error(error: BaseException) -> str:
     """An SDK error as one line for the user (the innermost cause of an exception group)."""
     return _one_line(error)
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The first leaf of an exception group (the SDK's task groups wrap their errors)."""
+    return _innermost(error)
 
 
 def _log_tail(path: Path | None) -> str:
@@ -352,9 +357,10 @@ async def _http_transport(agent_dir: Path, cfg: ServerConfig) -> AsyncIterator[T
     from mcp.client.auth import OAuthFlowError
     from mcp.client.streamable_http import streamable_http_client
 
-    from .oauth import LoginRequired, client_provider, has_login, login_hint
+    from .oauth import LoginRequired, client_provider, has_login, login_hint, quiet_sdk_logs
 
     assert cfg.url is not None
+    quiet_sdk_logs()
     refused: list[int] = []
 
     async def seen(response: httpx2.Response) -> None:

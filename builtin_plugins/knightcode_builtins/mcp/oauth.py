@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import re
 import sys
@@ -37,9 +38,11 @@ __all__ = [
     "TokenFile",
     "callback_listener",
     "client_provider",
+    "describe_failure",
     "has_login",
     "login_hint",
     "logout",
+    "quiet_sdk_logs",
     "token_path",
 ]
 
@@ -48,6 +51,23 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 class LoginRequired(Exception):
     """The server asked for authorization that only ``knightcode mcp login`` can get."""
+
+
+def quiet_sdk_logs() -> None:
+    """The SDK logs failed flows with tracebacks; with no handler configured Python would print
+    them on stderr (over the UI). Our own messages say what went wrong instead.
+    """
+    logger = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+
+
+def describe_failure(error: BaseException) -> str:
+    """A failed login as one line: our own message, or the innermost SDK error."""
+    from .manager import describe_error, innermost
+
+    inner = innermost(error)
+    return str(inner) if isinstance(inner, LoginRequired) else describe_error(inner)
 
 
 def token_path(agent_dir: Path, name: str) -> Path:
@@ -246,13 +266,30 @@ async def login(
     :param say: prints a line for the user (the URL to open)
     :raises LoginRequired: the flow failed or no answer came within ``timeout``
     """
+    assert cfg.url is not None
+    quiet_sdk_logs()
+    store = TokenFile(token_path(agent_dir, cfg.name), cfg.url)
+    store.forget()
+    try:
+        return await _flow(agent_dir, cfg, say, open_browser, timeout)
+    except BaseException:
+        store.forget()  # no half login (a registration without tokens) is left behind
+        raise
+
+
+async def _flow(
+    agent_dir: Path,
+    cfg: ServerConfig,
+    say: Callable[[str], None],
+    open_browser: bool,
+    timeout: float,
+) -> list[str]:
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.auth import AuthorizationCodeResult
 
     assert cfg.url is not None
-    TokenFile(token_path(agent_dir, cfg.name), cfg.url).forget()
     async with callback_listener() as (redirect_uri, got):
 
         async def redirect(url: str) -> None:

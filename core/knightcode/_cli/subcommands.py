@@ -498,7 +498,7 @@ def mcp_login(name: str, no_browser: bool, timeout: float) -> None:
     """
     import asyncio
 
-    from knightcode_builtins.mcp.oauth import LoginRequired, login
+    from knightcode_builtins.mcp.oauth import describe_failure, login
 
     directory, server = _http_server(name)
 
@@ -509,14 +509,9 @@ def mcp_login(name: str, no_browser: bool, timeout: float) -> None:
         tools = asyncio.run(
             login(directory, server, say=say, open_browser=not no_browser, timeout=timeout)
         )
-    except (LoginRequired, OSError) as error:
-        print(f"knightcode: error: login to '{name}' failed: {error}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as error:  # the SDK's flow errors (discovery, registration, token)
-        from knightcode_builtins.mcp.manager import describe_error
-
+    except Exception as error:  # the flow's errors (discovery, registration, token, timeout)
         print(
-            f"knightcode: error: login to '{name}' failed: {describe_error(error)}",
+            f"knightcode: error: login to '{name}' failed: {describe_failure(error)}",
             file=sys.stderr,
         )
         sys.exit(1)
