@@ -17,10 +17,10 @@ import pytest
 
 from knightcode_builtins.gondolin.backend import SandboxBackend
 from knightcode_builtins.gondolin.config import parse_config
-from knightcode_builtins.gondolin.container import ContainerRunner
+from knightcode_builtins.gondolin.vm import GondolinRunner
 from knightcode_builtins.mcp._placement import Placement, PlacementError
 from knightcode_builtins.mcp.config import ServerConfig
-from tests.sandbox import factory_bwrap
+from tests.sandbox import factory_bwrap, factory_container
 
 
 def _server(tmp_path: Path, **extra: object) -> ServerConfig:
@@ -63,9 +63,44 @@ def test_bwrap_host_command_runs_inside_with_the_environment_out_of_argv(
     assert done.stdout.splitlines() == ["tok-123|unset|/tmp", "/workspace", "piped"]
 
 
+def test_container_host_command_runs_inside_with_the_environment_in_a_file(
+    tmp_path: Path,
+) -> None:
+    factory_container.require()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = factory_container.container_config()
+
+    async def run() -> tuple[tuple[str, ...], subprocess.CompletedProcess[str]]:
+        runner = await factory_container.create(workspace, config)
+        backend = SandboxBackend(runner, workspace, config, host_environment={})
+        await backend.prepare()
+        try:
+            command = backend.host_command(
+                ["sh", "-c", 'echo "$SECRET_X|${LOGNAME:-unset}"; pwd; cat'],
+                env={"SECRET_X": "tok-456"},
+            )
+            done = subprocess.run(
+                command.argv,
+                env={**command.env, "LOGNAME": "host-user"},
+                input="piped\n",
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            return command.argv, done
+        finally:
+            await backend.aclose()
+
+    argv, done = asyncio.run(run())
+    assert "tok-456" not in " ".join(argv)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["tok-456|unset", "/workspace", "piped"]
+
+
 def test_a_sandbox_without_pipes_fails_the_server_naming_the_opt_out(tmp_path: Path) -> None:
-    config = parse_config({"backend": "container"})
-    runner = ContainerRunner(tmp_path, config, session_id="t", state_dir=tmp_path / "state")
+    config = parse_config({"backend": "gondolin"})
+    runner = GondolinRunner(tmp_path, config, state_dir=tmp_path / "state")
     backend = SandboxBackend(runner, tmp_path, config)
     with pytest.raises(OSError) as raised:
         backend.host_command(["true"])

@@ -381,11 +381,11 @@ class SandboxBackend:
         scrub: Sequence[str] = (),
     ) -> HostCommand:
         """The command line that runs ``argv`` inside with live pipes (see
-        :class:`knightcode.HostCommands`), for the runners that can (bwrap); ``env`` is set on
-        top of the policy's environment as given (the caller chose those values).
+        :class:`knightcode.HostCommands`), for the runners that can (bwrap, container); ``env``
+        is set on top of the policy's environment as given (the caller chose those values).
 
-        :raises OSError: ``ENOTSUP`` for a runner that cannot (a container, a VM), or the
-            sandbox is not ready
+        :raises OSError: ``ENOTSUP`` for a runner that cannot (the micro-VM), or the sandbox is
+            not ready
         """
         from knightcode_builtins.gondolin.runner import PipedRunner
 

@@ -106,7 +106,8 @@ class Runner(Protocol):
 class PipedRunner(Protocol):
     """An optional runner method: the host command line of a process inside, which the caller
     spawns with live pipes (an MCP stdio server; see :class:`knightcode.HostCommands`).
-    bwrap has it: each command is a host process anyway.
+    bwrap has it (each command is a host process anyway), and the container runner
+    (``<cli> exec -i``).
     """
 
     def host_command(

@@ -5,8 +5,8 @@ commands": under a sandbox (builtin:gondolin) a stdio server's command runs insi
 workspace at ``/workspace``, the sandbox's network policy and environment policy, plus the
 server's own ``env`` from mcp.json. A backend offers that through
 :class:`knightcode.HostCommands` (the host command line that starts the process inside, which
-the SDK then spawns with its pipes); a sandbox that cannot (a container or VM runner today)
-fails the server with a message naming the opt-out, never falling back to the host.
+the SDK then spawns with its pipes); a sandbox that cannot (the micro-VM runner today) fails
+the server with a message naming the opt-out, never falling back to the host.
 
 The backend is only known once the session starts, while servers may be started earlier (the
 tool listing while plugins register, eager servers): such a start waits for
