@@ -111,31 +111,32 @@ def startup(count: int, runs: int) -> None:
         root = Path(tmp)
         project = root / "project"
         project.mkdir()
-        none, full, cold = root / "none", root / "full", root / "cold"
-        configure(none, srv.base_url, 0)
-        configure(full, srv.base_url, 3)
-        configure(cold, srv.base_url, 3)
-        populate(full, count)
-        srv.add(*[text_reply("ok") for _ in range((runs + 3) * 3 + 1)])
-        run_print(full, project)  # lists the servers' tools once: the cache every start uses
-        samples: dict[str, list[float]] = {"none": [], "full": [], "cold": []}
+        agents = {name: root / name for name in ("none", "mcp", "full", "cold")}
+        for name, agent_dir in agents.items():
+            configure(agent_dir, srv.base_url, 0 if name == "none" else 3)
+        populate(agents["full"], count)
+        srv.add(*[text_reply("ok") for _ in range((runs + 3) * len(agents) + 2)])
+        for name in ("mcp", "full"):  # lists the servers' tools once: the cache starts use
+            run_print(agents[name], project)
+        samples: dict[str, list[float]] = {name: [] for name in agents}
         for index in range(runs + 3):
-            for name, agent_dir in (("none", none), ("full", full), ("cold", cold)):
+            for name, agent_dir in agents.items():
                 if name == "cold":  # the first start after the servers were added
                     (agent_dir / "mcp" / "tools-cache.json").unlink(missing_ok=True)
                 took = run_print(agent_dir, project)
                 if index >= 3:
                     samples[name].append(took)
     med = {name: statistics.median(values) for name, values in samples.items()}
-    print(f"knightcode -p, nothing configured:                 {med['none']:7.1f} ms")
-    print(
-        f"{count} skills + {count} templates + 3 MCP (cached):  {med['full']:7.1f} ms  "
-        f"(added {med['full'] - med['none']:.1f} ms; target: within 50 ms)"
-    )
-    print(
-        f"3 MCP servers, no cached tool list (first start):  {med['cold']:7.1f} ms  "
-        f"(added {med['cold'] - med['none']:.1f} ms)"
-    )
+    rows = [
+        ("nothing configured", "none"),
+        ("3 MCP servers (cached tool lists)", "mcp"),
+        (f"{count} skills + {count} templates + 3 MCP (cached)", "full"),
+        ("3 MCP servers, no cached tool list (first start)", "cold"),
+    ]
+    for label, name in rows:
+        added = "" if name == "none" else f"  (added {med[name] - med['none']:+.1f} ms)"
+        print(f"knightcode -p, {label:<48} {med[name]:7.1f} ms{added}")
+    print("target: the cached rows within 50 ms of nothing configured")
 
 
 def main() -> None:

@@ -19,8 +19,6 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING
 
-from knightcode import HostCommands, LocalBackend
-
 if TYPE_CHECKING:
     from mcp.client.stdio import StdioServerParameters
 
@@ -55,6 +53,8 @@ class Placement:
 
     def decide(self, backend: ExecutionBackend | None) -> None:
         """The session's backend (None or the local backend: this machine)."""
+        from knightcode import LocalBackend  # loaded by then (the module imports lazily)
+
         self._backend = None if backend is None or isinstance(backend, LocalBackend) else backend
         self._decided.set()
 
@@ -80,6 +80,8 @@ class Placement:
         :raises PlacementError: the sandbox cannot run it, or no backend came in time
         """
         from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS, StdioServerParameters
+
+        from knightcode import HostCommands
 
         assert cfg.command is not None
         backend = await self._backend_for(cfg, before_session)
