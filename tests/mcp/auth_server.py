@@ -1,4 +1,5 @@
-"""A real MCP server behind OAuth, written with the SDK: ``python auth_server.py PORT``.
+"""A real MCP server behind OAuth, written with the SDK: ``python auth_server.py [TTL] PORT``
+(TTL: the access tokens' lifetime in seconds, default 3600).
 
 It is its own authorization server (``mcp.server.auth``: discovery metadata, dynamic client
 registration, ``/authorize``, ``/token`` with PKCE) with an in-memory provider whose
@@ -28,7 +29,8 @@ from pydantic import AnyHttpUrl
 class Provider:
     """Everything in memory; every authorization request is approved."""
 
-    def __init__(self) -> None:
+    def __init__(self, ttl: int) -> None:
+        self.ttl = ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.tokens: dict[str, AccessToken] = {}
@@ -89,24 +91,25 @@ class Provider:
     def _issue(self, client_id: str, scopes: list[str]) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         self.tokens[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + 3600
+            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + self.ttl
         )
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes)
         return OAuthToken(
             access_token=access,
             token_type="Bearer",
-            expires_in=3600,
+            expires_in=self.ttl,
             refresh_token=refresh,
             scope=" ".join(scopes),
         )
 
 
 def main() -> None:
-    port = int(sys.argv[1])
+    port = int(sys.argv[-1])
+    ttl = int(sys.argv[1]) if len(sys.argv) > 2 else 3600
     base = f"http://127.0.0.1:{port}"
     server = MCPServer(
         "knightcode-auth-test",
-        auth_server_provider=Provider(),
+        auth_server_provider=Provider(ttl),
         auth=AuthSettings(
             issuer_url=AnyHttpUrl(base),
             resource_server_url=AnyHttpUrl(f"{base}/mcp"),

@@ -68,3 +68,10 @@ def auth_server() -> Iterator[str]:
     """``auth_server.py``: an MCP server behind OAuth (its own authorization server)."""
     for port, _ in _serve(str(Path(__file__).with_name("auth_server.py"))):
         yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def short_auth_server() -> Iterator[str]:
+    """``auth_server.py`` whose access tokens live 2 seconds (refresh tokens do not expire)."""
+    for port, _ in _serve(str(Path(__file__).with_name("auth_server.py")), "2"):
+        yield f"http://127.0.0.1:{port}/mcp"

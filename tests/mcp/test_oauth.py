@@ -14,6 +14,7 @@ import json
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx2
@@ -22,7 +23,7 @@ from knightcode.testing import text_reply, tool_call, tool_call_reply
 from knightcode_builtins.mcp.oauth import TokenFile, token_path
 from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 
-from .conftest import auth_server, write_mcp_json  # noqa: F401 (the fixture)
+from .conftest import auth_server, short_auth_server, write_mcp_json  # noqa: F401 (the fixtures)
 
 
 def _login(s: Scripted, name: str, *, browse: bool, timeout: float = 30) -> tuple[int, str, str]:
@@ -95,6 +96,29 @@ def test_login_then_the_model_calls_the_tool_then_logout(
     (row,) = json.loads(listed.stdout)
     assert row["status"] == "failed"
     assert row["error"].endswith("run 'knightcode mcp login remote'")
+
+
+def test_an_expired_token_is_refreshed_by_the_session(
+    scripted: Scripted,  # noqa: F811
+    short_auth_server: str,  # noqa: F811
+) -> None:
+    write_mcp_json(scripted.agent_dir, {"remote": {"url": short_auth_server}})
+    code, _out, err = _login(scripted, "remote", browse=True)
+    assert code == 0, err
+    path = token_path(scripted.agent_dir, "remote")
+    first = json.loads(path.read_text())["tokens"]["access_token"]
+    time.sleep(2.5)  # the access token has expired; the refresh token has not
+    scripted.server.add(
+        tool_call_reply([tool_call("c1", "mcp__remote__add", {"a": 1, "b": 2})]),
+        text_reply("3."),
+    )
+    records, result = scripted.run_json("Add")
+    assert result.returncode == 0, result.stderr
+    (end,) = [r for r in records if r["type"] == "tool_execution_end"]
+    assert end["isError"] is False, end
+    assert end["result"]["content"][0]["text"] == "3"
+    assert json.loads(path.read_text())["tokens"]["access_token"] != first
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_a_401_without_login_gives_the_hint_in_a_session(

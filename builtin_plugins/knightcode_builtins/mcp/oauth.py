@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import sys
+import time
 import webbrowser
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -115,8 +116,15 @@ class TokenFile:
         return OAuthToken.model_validate(raw) if isinstance(raw, dict) else None
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        """Keep new tokens (after a login or a refresh)."""
+        """Keep new tokens (after a login or a refresh), with when the access token expires."""
         self._write("tokens", tokens.model_dump(mode="json", exclude_none=True))
+        expires = time.time() + tokens.expires_in if tokens.expires_in is not None else None
+        self._write("expiresAt", expires)
+
+    def expires_at(self) -> float | None:
+        """When the stored access token expires (seconds since the epoch), if it said."""
+        value = self._read().get("expiresAt")
+        return float(value) if isinstance(value, int | float) else None
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The stored client registration, or None."""
@@ -192,7 +200,18 @@ def client_provider(
         response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    return OAuthClientProvider(
+
+    class Provider(OAuthClientProvider):
+        """The SDK's provider, which also knows when a stored token expires: the SDK learns it
+        only from a token response, so after a restart it would send an expired token and,
+        on the 401, ask for a new login instead of refreshing.
+        """
+
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            self.context.token_expiry_time = storage.expires_at()
+
+    return Provider(
         cfg.url,
         metadata,
         storage,
@@ -261,7 +280,8 @@ async def login(
     timeout: float = 300.0,
 ) -> list[str]:
     """The authorization-code flow for ``cfg``; the tokens are stored; returns the server's
-    tool names (the login is proved by listing them).
+    tool names. The login is proved by listing them, and the list is cached so that the next
+    session offers them at once.
 
     :param say: prints a line for the user (the URL to open)
     :raises LoginRequired: the flow failed or no answer came within ``timeout``
@@ -323,4 +343,10 @@ async def _flow(
         ):
             await session.initialize()
             listed = await session.list_tools()
-    return [tool.name for tool in listed.tools]
+    from .manager import ToolSpec
+    from .runtime import cache_path
+    from .tools import write_cache
+
+    specs = [ToolSpec(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools]
+    write_cache(cache_path(agent_dir), [(cfg, specs)])
+    return [spec.name for spec in specs]
