@@ -26,6 +26,14 @@ from tests.agent.conftest import Scripted, scripted  # noqa: F401 (the fixture)
 from .conftest import auth_server, short_auth_server, write_mcp_json  # noqa: F401 (the fixtures)
 
 
+def _mcp(s: Scripted, *args: str) -> subprocess.CompletedProcess[str]:
+    """``knightcode mcp ARGS`` in the project."""
+    command = [sys.executable, "-m", "knightcode", "mcp", *args]
+    return subprocess.run(
+        command, cwd=s.project, env=s.env(), capture_output=True, text=True, check=False
+    )
+
+
 def _login(s: Scripted, name: str, *, browse: bool, timeout: float = 30) -> tuple[int, str, str]:
     """``knightcode mcp login NAME --no-browser``; with ``browse`` the test opens the URL."""
     command = [sys.executable, "-m", "knightcode", "mcp", "login", name, "--no-browser"]
@@ -76,24 +84,9 @@ def test_login_then_the_model_calls_the_tool_then_logout(
         if file.is_file() and file != path:
             assert token.encode() not in file.read_bytes(), file
 
-    done = subprocess.run(
-        [sys.executable, "-m", "knightcode", "mcp", "logout", "remote"],
-        cwd=scripted.project,
-        env=scripted.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _mcp(scripted, "logout", "remote")
     assert done.stdout.strip() == "logged out of 'remote'" and not path.exists()
-    listed = subprocess.run(
-        [sys.executable, "-m", "knightcode", "mcp", "list", "--json"],
-        cwd=scripted.project,
-        env=scripted.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    (row,) = json.loads(listed.stdout)
+    (row,) = json.loads(_mcp(scripted, "list", "--json").stdout)
     assert row["status"] == "failed"
     assert row["error"].endswith("run 'knightcode mcp login remote'")
 

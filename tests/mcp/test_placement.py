@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from knightcode import HostCommand
 from knightcode_builtins.gondolin.backend import SandboxBackend
 from knightcode_builtins.gondolin.config import parse_config
 from knightcode_builtins.gondolin.vm import GondolinRunner
@@ -27,6 +28,20 @@ def _server(tmp_path: Path, **extra: object) -> ServerConfig:
     return ServerConfig(
         name="s", source=tmp_path / "mcp.json", command="sh", args=("-c", "true"), **extra
     )  # type: ignore[arg-type]
+
+
+def _spawn(command: HostCommand) -> subprocess.CompletedProcess[str]:
+    """Start ``command`` as the SDK does: its environment plus host variables the SDK adds on
+    its own (LOGNAME, which must stay out), a line on stdin.
+    """
+    return subprocess.run(
+        command.argv,
+        env={**command.env, "LOGNAME": "host-user"},
+        input="piped\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_bwrap_host_command_runs_inside_with_the_environment_out_of_argv(
@@ -45,15 +60,7 @@ def test_bwrap_host_command_runs_inside_with_the_environment_out_of_argv(
             command = backend.host_command(
                 ["sh", "-c", script], env={"SECRET_X": "tok-123"}, scrub=["LOGNAME"]
             )
-            # The SDK adds host variables such as LOGNAME to what it spawns: they stay out.
-            done = subprocess.run(
-                command.argv,
-                env={**command.env, "LOGNAME": "host-user"},
-                input="piped\n",
-                capture_output=True,
-                text=True,
-            )
-            return command.argv, done
+            return command.argv, _spawn(command)
         finally:
             await runner.close()
 
@@ -80,15 +87,7 @@ def test_container_host_command_runs_inside_with_the_environment_in_a_file(
                 ["sh", "-c", 'echo "$SECRET_X|${LOGNAME:-unset}"; pwd; cat'],
                 env={"SECRET_X": "tok-456"},
             )
-            done = subprocess.run(
-                command.argv,
-                env={**command.env, "LOGNAME": "host-user"},
-                input="piped\n",
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            return command.argv, done
+            return command.argv, _spawn(command)
         finally:
             await backend.aclose()
 
