@@ -70,6 +70,29 @@ def test_bwrap_host_command_runs_inside_with_the_environment_out_of_argv(
     assert done.stdout.splitlines() == ["tok-123|unset|/tmp", "/workspace", "piped"]
 
 
+def test_a_program_missing_inside_names_the_fixes(tmp_path: Path) -> None:
+    factory_bwrap.require()
+    config = parse_config({"backend": "bwrap"})
+
+    async def attempt() -> None:
+        runner = await factory_bwrap.create(tmp_path, config)
+        placement = Placement(pending=True)
+        placement.decide(SandboxBackend(runner, tmp_path, config, host_environment={}))
+        try:
+            server = ServerConfig(name="s", source=tmp_path / "mcp.json", command="/opt/nowhere")
+            await placement.parameters(server)
+        finally:
+            await runner.close()
+
+    with pytest.raises(PlacementError) as raised:
+        asyncio.run(attempt())
+    assert str(raised.value) == (
+        "cannot run '/opt/nowhere' in the bwrap sandbox: /opt/nowhere is not inside it; bind "
+        "its folder in (settings sandbox.bwrap.roBinds) or set \"sandbox\": false for 's' in "
+        f"{tmp_path / 'mcp.json'} to run it on this machine"
+    )
+
+
 def test_container_host_command_runs_inside_with_the_environment_in_a_file(
     tmp_path: Path,
 ) -> None:

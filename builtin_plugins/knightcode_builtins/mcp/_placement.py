@@ -16,6 +16,7 @@ tool listing while plugins register, eager servers): such a start waits for
 from __future__ import annotations
 
 import asyncio
+import errno
 import threading
 from typing import TYPE_CHECKING
 
@@ -101,16 +102,23 @@ class Placement:
                 scrub=DEFAULT_INHERITED_ENV_VARS,
             )
         except OSError as error:
-            raise PlacementError(_unsupported(cfg, backend, error.strerror or str(error))) from None
+            missing = (error.filename or cfg.command) if error.errno == errno.ENOENT else None
+            why = error.strerror or str(error)
+            raise PlacementError(_unsupported(cfg, backend, why, missing)) from None
         params = StdioServerParameters(
             command=command.argv[0], args=list(command.argv[1:]), env=dict(command.env)
         )
         return params, False
 
 
-def _unsupported(cfg: ServerConfig, backend: ExecutionBackend, why: str) -> str:
+def _unsupported(
+    cfg: ServerConfig, backend: ExecutionBackend, why: str, missing: str | None = None
+) -> str:
     name = getattr(backend, "name", type(backend).__name__)
-    return (
-        f"cannot run '{cfg.command}' in the {name} sandbox ({why}); set \"sandbox\": false "
-        f"for '{cfg.name}' in {cfg.source} to run it on this machine"
-    )
+    opt_out = f"set \"sandbox\": false for '{cfg.name}' in {cfg.source} to run it on this machine"
+    if missing is not None:
+        return (
+            f"cannot run '{cfg.command}' in the {name} sandbox: {missing} is not inside it; "
+            f"bind its folder in (settings sandbox.{name}.roBinds) or {opt_out}"
+        )
+    return f"cannot run '{cfg.command}' in the {name} sandbox ({why}); {opt_out}"
