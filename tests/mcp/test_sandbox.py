@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,33 @@ def test_stdio_server_runs_inside_bwrap_and_opt_out_on_host(
             scripted.project
         )
         assert host["exists"] is True and host["token"] == "s3cret"
+
+
+def test_mcp_list_starts_stdio_servers_in_the_sandbox_of_the_settings(
+    scripted: Scripted,  # noqa: F811
+) -> None:
+    _settings(scripted)
+    # The server starts only where /workspace exists: inside the sandbox, not on this machine.
+    inside_only = {
+        "command": "sh",
+        "args": ["-c", f'test -d /workspace && exec "{sys.executable}" "{WHERE}"'],
+        "timeout": 20,
+    }
+    write_mcp_json(
+        scripted.agent_dir, {"boxed": inside_only, "hosted": {**inside_only, "sandbox": False}}
+    )
+
+    def listed(*flags: str) -> dict[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "knightcode", "mcp", "list", "--json", *flags],
+            cwd=scripted.project,
+            env=scripted.env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return {row["name"]: row["status"] for row in json.loads(done.stdout)}
+
+    assert listed() == {"boxed": "ready", "hosted": "failed"}
+    assert listed("--sandbox", "local") == {"boxed": "failed", "hosted": "failed"}

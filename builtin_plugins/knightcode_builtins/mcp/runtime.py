@@ -9,8 +9,12 @@ import concurrent.futures
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knightcode import ToolDefinition
+
+if TYPE_CHECKING:
+    from knightcode import ExecutionBackend
 
 from .config import ServerConfig, load_servers
 from .manager import McpManager, ServerState, ToolSpec
@@ -163,10 +167,14 @@ def activate_project(runtime: Runtime, trusted: bool) -> list[str]:
     return [tool_name(s.name, t.name) for s in servers for t in runtime.registered.get(s.name, [])]
 
 
-def probe(agent_dir: Path, cwd: Path, trusted: bool) -> Runtime:
+def probe(
+    agent_dir: Path, cwd: Path, trusted: bool, backend: ExecutionBackend | None = None
+) -> Runtime:
     """Start every enabled server (the project's only when ``trusted``), wait for each to be up
     or failed, and record their tools in the cache: what ``knightcode mcp list`` shows (and a
     way to list a new project server's tools before its first session).
+
+    :param backend: where stdio servers run (a sandbox, as in a session); None: this machine
     """
     servers, errors = load_servers(agent_dir, cwd if trusted else None)
     path = cache_path(agent_dir)
@@ -175,6 +183,7 @@ def probe(agent_dir: Path, cwd: Path, trusted: bool) -> Runtime:
         write_cache(path, [(server, tools)])
 
     manager = McpManager(servers, agent_dir / "mcp" / "logs", on_tools=remember)
+    manager.use_backend(backend)
     runtime = Runtime(agent_dir, manager, errors, project_trusted=trusted)
     enabled = [s for s in servers if s.enabled]
     if enabled:

@@ -432,32 +432,75 @@ def mcp() -> None:
 
 @mcp.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def mcp_list(as_json: bool) -> None:
+@click.option(
+    "--sandbox",
+    "sandbox_name",
+    metavar="NAME",
+    help="Run stdio servers in this sandbox, as a session would (default: settings "
+    "sandbox.backend).",
+)
+def mcp_list(as_json: bool, sandbox_name: str | None) -> None:
     """Start each enabled server of mcp.json (the project's when it is trusted), show its status,
-    tools and errors, and remember its tools for the next session.
+    tools and errors, and remember its tools for the next session. Stdio servers run where a
+    session's would: in the sandbox when one is set.
     """
+    import asyncio
+
+    from knightcode._config.loading import Settings
     from knightcode._config.paths import agent_dir
     from knightcode._config.trust import resolve_trust
-    from knightcode_builtins.mcp.runtime import probe, status_lines, status_rows
 
     cwd = Path.cwd()
     trust = resolve_trust(agent_dir(), cwd, approve=False)
-    runtime = probe(agent_dir(), cwd, trust.trusted)
+    if trust.notice:
+        print(f"knightcode: {trust.notice}", file=sys.stderr)
+    settings = Settings.load(agent_dir(), cwd, project_trusted=trust.trusted)
+    failed = asyncio.run(
+        _mcp_list(settings.get("sandbox"), sandbox_name, cwd, trust.trusted, as_json)
+    )
+    if failed:
+        sys.exit(failed)
+
+
+async def _mcp_list(
+    sandbox_settings: object, sandbox_name: str | None, cwd: Path, trusted: bool, as_json: bool
+) -> int:
+    """``mcp list`` inside the sandbox (started, then stopped) when one is set; the exit code."""
+    import asyncio
+
+    from knightcode._config.paths import agent_dir
+    from knightcode_builtins.gondolin.setup import build_backend, config_for
+    from knightcode_builtins.mcp.runtime import probe, status_lines, status_rows
+
     try:
-        if trust.notice:
-            print(f"knightcode: {trust.notice}", file=sys.stderr)
-        for error in runtime.config_errors:
-            print(f"knightcode: error: {error}", file=sys.stderr)
-        if as_json:
-            json.dump(status_rows(runtime), sys.stdout, ensure_ascii=False, indent=2)
-            sys.stdout.write("\n")
-        else:
-            for line in status_lines(runtime, with_errors=False):
-                click.echo(line)
+        config = config_for(sandbox_settings, sandbox_name)
+    except ValueError as error:
+        print(f"knightcode: error: {error}", file=sys.stderr)
+        return 1
+    backend = build_backend(config, cwd, agent_dir()) if config.isolated else None
+    try:
+        if backend is not None:
+            try:
+                await backend.prepare()
+            except Exception as error:  # a sandbox that cannot start: never the host instead
+                print(f"knightcode: error: the sandbox cannot start: {error}", file=sys.stderr)
+                return 2
+        runtime = await asyncio.to_thread(probe, agent_dir(), cwd, trusted, backend)
+        try:
+            for problem in runtime.config_errors:
+                print(f"knightcode: error: {problem}", file=sys.stderr)
+            if as_json:
+                json.dump(status_rows(runtime), sys.stdout, ensure_ascii=False, indent=2)
+                sys.stdout.write("\n")
+            else:
+                for line in status_lines(runtime, with_errors=False):
+                    click.echo(line)
+        finally:
+            await asyncio.to_thread(runtime.manager.close)
+        return 1 if runtime.config_errors else 0
     finally:
-        runtime.manager.close()
-    if runtime.config_errors:
-        sys.exit(1)
+        if backend is not None:
+            await backend.aclose()
 
 
 def _http_server(name: str) -> tuple[Path, ServerConfig]:
