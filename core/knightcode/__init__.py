@@ -186,6 +186,8 @@ if TYPE_CHECKING:
         ExecResult as ExecResult,
         ExecutionBackend as ExecutionBackend,
         FileInfo as FileInfo,
+        HostCommand as HostCommand,
+        HostCommands as HostCommands,
         OutputCallback as OutputCallback,
     )
     from knightcode._tools.context import ToolContext as ToolContext
@@ -378,6 +380,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ExecResult",
         "ExecutionBackend",
         "FileInfo",
+        "HostCommand",
+        "HostCommands",
         "OutputCallback",
     ),
     "knightcode._tools.local_backend": ("LocalBackend",),

@@ -32,12 +32,11 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
-def http_server() -> Iterator[str]:
-    """``server.py`` over streamable HTTP; yields its URL once it accepts connections."""
+def _serve(script: str, *args: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """Run ``script PORT ARGS`` and yield its port once it accepts connections."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, SERVER, "http", str(port)],
+        [sys.executable, script, *args, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -49,9 +48,30 @@ def http_server() -> Iterator[str]:
                     break
             except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("the MCP HTTP test server did not start") from None
+                    raise RuntimeError(f"the MCP HTTP test server {script} did not start") from None
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield port, process
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    """``server.py`` over streamable HTTP; yields its URL once it accepts connections."""
+    for port, _ in _serve(SERVER, "http"):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def auth_server() -> Iterator[str]:
+    """``auth_server.py``: an MCP server behind OAuth (its own authorization server)."""
+    for port, _ in _serve(str(Path(__file__).with_name("auth_server.py"))):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def short_auth_server() -> Iterator[str]:
+    """``auth_server.py`` whose access tokens live 2 seconds (refresh tokens do not expire)."""
+    for port, _ in _serve(str(Path(__file__).with_name("auth_server.py")), "2"):
+        yield f"http://127.0.0.1:{port}/mcp"

@@ -28,6 +28,7 @@ def test_stdio_and_http_entries_with_expansion(tmp_path: Path) -> None:
                     "env": {"TOKEN": "${TOKEN}", "MODE": "${MODE:-fast}"},
                     "startup": "eager",
                     "timeout": 5,
+                    "sandbox": False,
                 },
                 "web": {
                     "url": "https://example.com/mcp",
@@ -40,13 +41,13 @@ def test_stdio_and_http_entries_with_expansion(tmp_path: Path) -> None:
     fs, web = read_mcp_json(path, {"PKG": "server-fs", "TOKEN": "t0k"})
     assert (fs.transport, fs.command, fs.args) == ("stdio", "npx", ("-y", "server-fs"))
     assert dict(fs.env) == {"TOKEN": "t0k", "MODE": "fast"}
-    assert (fs.startup, fs.timeout, fs.enabled) == ("eager", 5.0, True)
+    assert (fs.startup, fs.timeout, fs.enabled, fs.sandbox) == ("eager", 5.0, True, False)
     assert (web.transport, dict(web.headers), web.enabled) == (
         "http",
         {"Authorization": "Bearer t0k"},
         False,
     )
-    assert (web.startup, web.timeout) == ("lazy", 30.0)
+    assert (web.startup, web.timeout, web.sandbox) == ("lazy", 30.0, True)
 
 
 @pytest.mark.parametrize(
@@ -60,6 +61,7 @@ def test_stdio_and_http_entries_with_expansion(tmp_path: Path) -> None:
         ({"command": "x", "enabled": "yes"}, "mcpServers.s.enabled: must be true or false"),
         ({"command": "x", "startup": "now"}, "mcpServers.s.startup: must be 'lazy' or 'eager'"),
         ({"command": "x", "timeout": 0}, "mcpServers.s.timeout: must be a positive number"),
+        ({"command": "x", "sandbox": "no"}, "mcpServers.s.sandbox: must be true or false"),
         ("npx", "mcpServers.s: must be an object"),
     ],
 )

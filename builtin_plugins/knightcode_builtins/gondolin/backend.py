@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode import DirEntry, ExecResult, FileInfo, LocalBackend
+from knightcode import DirEntry, ExecResult, FileInfo, HostCommand, LocalBackend
 from knightcode_builtins.gondolin.envpolicy import EnvPolicy
 from knightcode_builtins.gondolin.paths import AGENT_ROOT, PathEscape, PathMapper
 from knightcode_builtins.gondolin.probes import ProbeResult, SandboxLeak
@@ -370,6 +370,33 @@ class SandboxBackend:
             on_output=on_output,
             merge_stderr=merge_stderr,
             stdin=stdin,
+        )
+
+    def host_command(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        scrub: Sequence[str] = (),
+    ) -> HostCommand:
+        """The command line that runs ``argv`` inside with live pipes (see
+        :class:`knightcode.HostCommands`), for the runners that can (bwrap, container); ``env``
+        is set on top of the policy's environment as given (the caller chose those values).
+
+        :raises OSError: ``ENOTSUP`` for a runner that cannot (the micro-VM), or the sandbox is
+            not ready
+        """
+        from knightcode_builtins.gondolin.runner import PipedRunner
+
+        if not isinstance(self.runner, PipedRunner):
+            raise OSError(
+                errno.ENOTSUP,
+                f"the {self.name} sandbox cannot run a long-lived process with pipes",
+            )
+        final_env = {**self.environment(), **(env or {})}
+        return self.runner.host_command(
+            list(argv), cwd=self._guest_cwd(cwd), env=final_env, scrub=tuple(scrub)
         )
 
     async def _ripgrep(

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from knightcode import AbortSignal, ExecResult, LocalBackend
+from knightcode import AbortSignal, ExecResult, HostCommand, LocalBackend
 
 from .runner import SandboxUnavailable
 
@@ -506,6 +506,28 @@ class BwrapRunner:
             candidates = [posixpath.join(cwd, part, program) for part in search.split(":")]
         if not any(layout.is_program(layout.resolve(path)) for path in candidates):
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+
+    def host_command(
+        self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str], scrub: Sequence[str] = ()
+    ) -> HostCommand:
+        """The ``bwrap`` command line that runs ``argv`` in a new sandbox, for a caller that
+        spawns it with its own pipes (see :class:`knightcode.HostCommands`): the same sandbox
+        as :meth:`exec`'s. ``--unsetenv`` keeps the spawner's own additions (``scrub``) out.
+
+        :raises OSError: the runner has not started (``prepare`` starts it), or the working
+            directory or program is missing inside
+        """
+        if not argv:
+            raise ValueError("host_command() needs a program to run")
+        if self._binary is None or self._layout is None or not self._probed:
+            raise OSError(errno.EAGAIN, "the bwrap sandbox has not started yet")
+        inside_cwd = posixpath.normpath(posixpath.join(WORKSPACE, cwd))
+        self._preflight(argv, inside_cwd, env)
+        own_env, setenv = split_environment(env, setuid=self._setuid)
+        command = self._argv(argv, inside_cwd)
+        unset = [arg for name in scrub if name not in env for arg in ("--unsetenv", name)]
+        command[1:1] = [*setenv, *unset]
+        return HostCommand(tuple(command), own_env)
 
     async def exec(
         self,

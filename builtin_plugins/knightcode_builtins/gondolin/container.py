@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode import AbortSignal, ExecResult
+from knightcode import AbortSignal, ExecResult, HostCommand
 
 from .runner import SandboxUnavailable
 
@@ -673,6 +673,37 @@ class ContainerRunner:
             f"{cli} exec in container {self.container} failed: {failure or 'no message'}",
             "see sandbox.container settings; `knightcode sandbox doctor` probes the container",
         )
+
+    def host_command(
+        self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str], scrub: Sequence[str] = ()
+    ) -> HostCommand:
+        """``<cli> exec -i`` of ``argv`` in the session's container, for a caller that spawns
+        it with its own pipes (see :class:`knightcode.HostCommands`). Without the wrapper (its
+        header line would corrupt a protocol on stdout), so: the environment goes in an env
+        file kept until :meth:`close` (the client reads it when it starts), a multi-line value
+        cannot be carried, and killing the client leaves the process to end on its stdin's end
+        of file (MCP servers do) or with the container. ``scrub`` needs nothing: the process
+        gets the env file's variables and the image's only.
+
+        :raises OSError: the container has not started (``prepare`` starts it), or a value
+            the env file cannot carry
+        """
+        if not argv:
+            raise ValueError("host_command() needs a program")
+        if self.container is None or self.cli is None or self._env_dir is None:
+            raise OSError(errno.EAGAIN, "the container has not started yet")
+        try:
+            _env_file_lines(env)  # the names' checks
+        except ValueError as error:
+            raise OSError(errno.EINVAL, str(error)) from None
+        if any("\n" in value or "\r" in value for value in env.values()):
+            raise OSError(errno.EINVAL, "a multi-line variable cannot reach a piped process")
+        env_file = self._env_dir / f"pipe-{secrets.token_hex(8)}.env"
+        fd = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write("".join(f"{name}={value}\n" for name, value in env.items()))
+        client = [self.cli, "exec", "-i", "--env-file", str(env_file), "--workdir", cwd]
+        return HostCommand((*client, self.container, *argv), dict(os.environ))
 
     async def _exec_in(
         self,

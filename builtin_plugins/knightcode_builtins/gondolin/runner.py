@@ -22,12 +22,12 @@ Contract (tested for every runner by ``tests/sandbox/test_contract.py``):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from knightcode import AbortSignal, ExecResult, OutputCallback
+    from knightcode import AbortSignal, ExecResult, HostCommand, OutputCallback
 
-__all__ = ["Runner", "SandboxUnavailable"]
+__all__ = ["PipedRunner", "Runner", "SandboxUnavailable"]
 
 
 class SandboxUnavailable(Exception):
@@ -98,5 +98,24 @@ class Runner(Protocol):
         :raises OSError: the program could not be started inside (``ENOENT`` for a missing
             program or cwd)
         :raises SandboxUnavailable: the boundary could not be (re)started
+        """
+        ...
+
+
+@runtime_checkable
+class PipedRunner(Protocol):
+    """An optional runner method: the host command line of a process inside, which the caller
+    spawns with live pipes (an MCP stdio server; see :class:`knightcode.HostCommands`).
+    bwrap has it (each command is a host process anyway), and the container runner
+    (``<cli> exec -i``).
+    """
+
+    def host_command(
+        self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str], scrub: Sequence[str] = ()
+    ) -> HostCommand:
+        """``argv`` inside, ``cwd`` a path inside, ``env`` the complete environment inside;
+        ``scrub``: names the spawner adds on its own, kept out unless ``env`` sets them.
+
+        :raises OSError: not started yet, or the program or working directory is missing
         """
         ...

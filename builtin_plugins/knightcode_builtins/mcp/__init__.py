@@ -76,6 +76,7 @@ def session_start(
     runtime = current()
     if runtime is None:
         return
+    runtime.manager.use_backend(ctx.backend)  # stdio servers run through it (the sandbox)
     if ctx.cwd.resolve() != Path.cwd().resolve():
         runtime.config_errors.append("the project's mcp.json was read from another folder")
     names = activate_project(runtime, ctx.project_trusted)

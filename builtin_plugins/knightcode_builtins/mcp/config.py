@@ -1,9 +1,11 @@
 """``mcp.json``: the MCP servers, in the format other agents already use.
 
-``{"mcpServers": {"name": {"command", "args", "env", "cwd"} | {"url", "headers"}, "enabled",
-"startup": "lazy" | "eager", "timeout": seconds}}``. Strings may hold ``${VAR}`` (and
-``${VAR:-default}``), expanded from the environment when the file is read, so a token can stay
-out of the file. Errors name the file and the key and never end in a traceback.
+``{"mcpServers": {"name": {"command", "args", "env", "cwd", "sandbox"} | {"url", "headers"},
+"enabled", "startup": "lazy" | "eager", "timeout": seconds}}``. ``"sandbox": false`` runs a stdio
+server on this machine even when the session's tools run in a sandbox (the default: inside).
+Strings may hold ``${VAR}`` (and ``${VAR:-default}``), expanded from the environment when the
+file is read, so a token can stay out of the file. Errors name the file and the key and never
+end in a traceback.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class ServerConfig:
 
     :param source: the file it came from (shown by ``/mcp`` and ``knightcode mcp list``)
     :param project: from a project's ``.knightcode/mcp.json``: started only when it is trusted
+    :param sandbox: a stdio server runs through the session's execution backend (inside the
+        sandbox when one is on); False: on this machine, like a tool with ``host_access``
     """
 
     name: str
@@ -54,6 +58,7 @@ class ServerConfig:
     startup: Literal["lazy", "eager"] = "lazy"
     timeout: float = DEFAULT_TIMEOUT
     project: bool = False
+    sandbox: bool = True
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -120,6 +125,9 @@ def _server(path: Path, name: str, entry: object, environ: Mapping[str, str]) ->
     startup = entry.get("startup", "lazy")
     if startup not in ("lazy", "eager"):
         raise r.fail("startup", f"must be 'lazy' or 'eager', got {startup!r}")
+    sandbox = entry.get("sandbox", True)
+    if not isinstance(sandbox, bool):
+        raise r.fail("sandbox", "must be true or false")
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise r.fail("timeout", "must be a positive number of seconds")
@@ -135,6 +143,7 @@ def _server(path: Path, name: str, entry: object, environ: Mapping[str, str]) ->
         enabled=enabled,
         startup="eager" if startup == "eager" else "lazy",
         timeout=float(timeout),
+        sandbox=sandbox,
     )
 
 

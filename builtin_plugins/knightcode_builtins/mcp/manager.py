@@ -7,6 +7,12 @@ transport and ``ClientSession``; a server that fails to start, hangs or dies is 
 ``failed`` with its error and the agent's loop only ever waits on it with a timeout. A call to
 a server that is not running starts it again (lazy start, and restart after a crash).
 
+Where a stdio server runs (``_placement.py``): through the session's execution backend, so
+inside the sandbox when one is on (``"sandbox": false`` in mcp.json: on this machine). The
+backend is known once the session starts (:meth:`McpManager.use_backend`); a start before that
+waits for it, except the listing of a never-listed server while plugins register, which runs
+on this machine and is stopped when the session turns out to be sandboxed.
+
 The ``mcp`` SDK is imported inside the loop's tasks, never when this module loads.
 """
 
@@ -15,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Callable, Coroutine, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+from ._placement import Placement
 from .config import ServerConfig
 
 if TYPE_CHECKING:
@@ -28,7 +35,9 @@ if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
     from mcp.types import CallToolResult
 
-__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec"]
+    from knightcode import ExecutionBackend
+
+__all__ = ["McpCallError", "McpManager", "ServerState", "ToolSpec", "describe_error", "innermost"]
 
 _T = TypeVar("_T")
 
@@ -62,6 +71,10 @@ class ServerState:
     ready: asyncio.Event | None = None
     log_path: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    on_host: bool = False
+    """Running on this machine although its tools' backend is not known yet (see module)."""
+    before_session: bool = False
+    """Started to list its tools while plugins register: may run before the backend is known."""
 
 
 def _innermost(error: BaseException) -> BaseException:
@@ -89,6 +102,16 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+def describe_error(error: BaseException) -> str:
+    """An SDK error as one line for the user (the innermost cause of an exception group)."""
+    return _one_line(error)
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The first leaf of an exception group (the SDK's task groups wrap their errors)."""
+    return _innermost(error)
+
+
 def _log_tail(path: Path | None) -> str:
     """The server's last stderr line, which usually says why it died."""
     if path is None:
@@ -108,8 +131,14 @@ class McpManager:
         servers: list[ServerConfig],
         log_dir: Path,
         on_tools: Callable[[ServerConfig, list[ToolSpec]], None] | None = None,
+        *,
+        backend_pending: bool = False,
     ) -> None:
+        """:param backend_pending: a session will say where stdio servers run
+        (:meth:`use_backend`) and starts wait for it; False: on this machine (the CLI)
+        """
         self._on_tools = on_tools
+        self.placement = Placement(pending=backend_pending)
         self.states: dict[str, ServerState] = {
             s.name: ServerState(s, status="idle" if s.enabled else "disabled") for s in servers
         }
@@ -145,9 +174,9 @@ class McpManager:
         try:
             async with AsyncExitStack() as stack:
                 if cfg.transport == "stdio":
-                    read, write = await stack.enter_async_context(self._stdio(state))
+                    read, write = await stack.enter_async_context(await self._stdio(state))
                 else:
-                    read, write = await stack.enter_async_context(self._http(cfg))
+                    read, write = await stack.enter_async_context(self._http(state))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=cfg.timeout)
                 )
@@ -175,29 +204,26 @@ class McpManager:
             state.session = None
             state.ready.set()
 
-    def _stdio(self, state: ServerState) -> AbstractAsyncContextManager[TransportStreams]:
-        """The stdio transport; the server's stderr goes to a log file, not the terminal."""
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+    async def _stdio(self, state: ServerState) -> AbstractAsyncContextManager[TransportStreams]:
+        """The stdio transport, its command run where :class:`Placement` says; the server's
+        stderr goes to a log file, not the terminal.
+        """
+        from mcp.client.stdio import stdio_client
 
         cfg = state.config
-        assert cfg.command is not None
+        params, state.on_host = await self.placement.parameters(cfg, state.before_session)
         self._log_dir.mkdir(parents=True, exist_ok=True)
         state.log_path = self._log_dir / f"{cfg.name}.log"
         errlog = state.log_path.open("w", encoding="utf-8")
-        params = StdioServerParameters(
-            command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd
-        )
         return stdio_client(params, errlog=errlog)
 
-    @staticmethod
-    def _http(cfg: ServerConfig) -> AbstractAsyncContextManager[TransportStreams]:
-        """The streamable HTTP transport with the configured headers."""
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        assert cfg.url is not None
-        client = httpx2.AsyncClient(headers=dict(cfg.headers), timeout=cfg.timeout)
-        return streamable_http_client(cfg.url, http_client=client)
+    def _http(self, state: ServerState) -> AbstractAsyncContextManager[TransportStreams]:
+        """The streamable HTTP transport with the configured headers, and the stored OAuth
+        login when there is one (``oauth.py``); a server that answers 401 is reported with the
+        ``knightcode mcp login`` hint instead of the SDK's generic error.
+        """
+        # The log folder is <agent-dir>/mcp/logs; the logins live beside it.
+        return _http_transport(self._log_dir.parent.parent, state.config)
 
     async def _start(self, name: str) -> ServerState:
         """The server connected (started if needed), or failed; waits at most its timeout."""
@@ -256,13 +282,43 @@ class McpManager:
 
     # --- entry points -------------------------------------------------------------------------
 
-    def start_all(self, names: list[str]) -> concurrent.futures.Future[list[ServerState]]:
-        """Start these servers side by side (their tools listed); done when each is up or failed."""
+    def start_all(
+        self, names: list[str], *, before_session: bool = False
+    ) -> concurrent.futures.Future[list[ServerState]]:
+        """Start these servers side by side (their tools listed); done when each is up or failed.
+
+        :param before_session: a listing while plugins register, which must not wait for the
+            session's backend (see the module docstring)
+        """
+        for name in names:
+            self.states[name].before_session = before_session
 
         async def run() -> list[ServerState]:
             return list(await asyncio.gather(*(self._start(n) for n in names)))
 
         return self.submit(run())
+
+    def use_backend(self, backend: ExecutionBackend | None) -> None:
+        """The session's execution backend: stdio servers run through it from now on. One that
+        ran on this machine only for want of it is stopped when it is a sandbox; the next call
+        starts it inside.
+        """
+        self.placement.decide(backend)
+        if not self.placement.sandboxed:
+            return
+        moved = [s for s in self.states.values() if s.on_host and s.stop is not None]
+
+        async def stop() -> None:
+            for state in moved:
+                assert state.stop is not None
+                state.stop.set()
+                if state.task is not None:
+                    await asyncio.wait({state.task}, timeout=5)
+                state.on_host = False
+
+        if moved:  # waited on, so that no call reaches the server on its way out
+            with suppress(concurrent.futures.TimeoutError):
+                self.submit(stop()).result(6)
 
     async def call(self, name: str, tool: str, args: dict[str, object]) -> CallToolResult:
         """Call ``tool`` from the agent's loop; the work runs on the servers' loop."""
@@ -292,6 +348,40 @@ class McpManager:
             self.submit(stop()).result(timeout + 1)
         loop.call_soon_threadsafe(loop.stop)
         self._loop = None
+
+
+@asynccontextmanager
+async def _http_transport(agent_dir: Path, cfg: ServerConfig) -> AsyncIterator[TransportStreams]:
+    """See :meth:`McpManager._http`."""
+    import httpx2
+    from mcp.client.auth import OAuthFlowError
+    from mcp.client.streamable_http import streamable_http_client
+
+    from .oauth import LoginRequired, client_provider, has_login, login_hint, quiet_sdk_logs
+
+    assert cfg.url is not None
+    quiet_sdk_logs()
+    refused: list[int] = []
+
+    async def seen(response: httpx2.Response) -> None:
+        if response.status_code == 401:
+            refused.append(401)
+
+    logged_in = has_login(agent_dir, cfg)
+    client = httpx2.AsyncClient(
+        headers=dict(cfg.headers),
+        timeout=cfg.timeout,
+        auth=client_provider(agent_dir, cfg) if logged_in else None,
+        event_hooks={"response": [seen]},
+    )
+    try:
+        async with streamable_http_client(cfg.url, http_client=client) as streams:
+            yield streams
+    except Exception as error:
+        if refused or isinstance(_innermost(error), OAuthFlowError):
+            again = " (the stored login no longer works)" if logged_in else ""
+            raise LoginRequired(login_hint(cfg.name) + again) from None
+        raise
 
 
 def _as_call_result(result: object) -> CallToolResult:

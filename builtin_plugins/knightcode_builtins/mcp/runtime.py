@@ -9,8 +9,12 @@ import concurrent.futures
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knightcode import ToolDefinition
+
+if TYPE_CHECKING:
+    from knightcode import ExecutionBackend
 
 from .config import ServerConfig, load_servers
 from .manager import McpManager, ServerState, ToolSpec
@@ -72,7 +76,9 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
     def remember(server: ServerConfig, tools: list[ToolSpec]) -> None:
         write_cache(path, [(server, tools)])
 
-    manager = McpManager(servers, agent_dir / "mcp" / "logs", on_tools=remember)
+    manager = McpManager(
+        servers, agent_dir / "mcp" / "logs", on_tools=remember, backend_pending=True
+    )
     runtime = Runtime(agent_dir, manager, errors)
     enabled = [s for s in servers if s.enabled]
     user = [s for s in enabled if not s.project]
@@ -87,7 +93,10 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
         # Only a server never listed (or changed) is waited on, at most its timeout; one that
         # fails is recorded so the next start does not wait on it again.
         with suppress(concurrent.futures.TimeoutError):
-            manager.start_all([s.name for s in cold]).result(max(s.timeout for s in cold) + 6)
+            cold_names = [s.name for s in cold]
+            manager.start_all(cold_names, before_session=True).result(
+                max(s.timeout for s in cold) + 6
+            )
         for server in cold:
             state = manager.states[server.name]
             if state.tools is None:
@@ -158,10 +167,14 @@ def activate_project(runtime: Runtime, trusted: bool) -> list[str]:
     return [tool_name(s.name, t.name) for s in servers for t in runtime.registered.get(s.name, [])]
 
 
-def probe(agent_dir: Path, cwd: Path, trusted: bool) -> Runtime:
+def probe(
+    agent_dir: Path, cwd: Path, trusted: bool, backend: ExecutionBackend | None = None
+) -> Runtime:
     """Start every enabled server (the project's only when ``trusted``), wait for each to be up
     or failed, and record their tools in the cache: what ``knightcode mcp list`` shows (and a
     way to list a new project server's tools before its first session).
+
+    :param backend: where stdio servers run (a sandbox, as in a session); None: this machine
     """
     servers, errors = load_servers(agent_dir, cwd if trusted else None)
     path = cache_path(agent_dir)
@@ -170,6 +183,7 @@ def probe(agent_dir: Path, cwd: Path, trusted: bool) -> Runtime:
         write_cache(path, [(server, tools)])
 
     manager = McpManager(servers, agent_dir / "mcp" / "logs", on_tools=remember)
+    manager.use_backend(backend)
     runtime = Runtime(agent_dir, manager, errors, project_trusted=trusted)
     enabled = [s for s in servers if s.enabled]
     if enabled:

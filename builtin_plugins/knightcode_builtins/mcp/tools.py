@@ -169,8 +169,9 @@ def _definition(servers: Servers, server: ServerConfig, spec: ToolSpec) -> ToolD
         description=spec.description or f"{spec.name} (MCP server {server.name})",
         parameters=schema,
         execute=execute,
-        # The server runs on this machine (or is reached over HTTP from it), not in a sandbox.
-        host_access=True,
+        # A stdio server runs through the session's backend (in the sandbox) unless mcp.json
+        # says "sandbox": false; an HTTP server is reached from this machine.
+        host_access=server.transport == "http" or not server.sandbox,
         # A project's server is offered once session_start has seen the project is trusted.
         default_active=not server.project,
     )

@@ -14,6 +14,7 @@ from knightcode._errors import UsageError
 if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import HostOptions
+    from knightcode_builtins.mcp.config import ServerConfig
 
 
 def _options(approve: bool = False, extensions: tuple[Path, ...] = ()) -> HostOptions:
@@ -425,32 +426,146 @@ def mcp() -> None:
 
 @mcp.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def mcp_list(as_json: bool) -> None:
+@click.option(
+    "--sandbox",
+    "sandbox_name",
+    metavar="NAME",
+    help="Run stdio servers in this sandbox, as a session would (default: settings "
+    "sandbox.backend).",
+)
+def mcp_list(as_json: bool, sandbox_name: str | None) -> None:
     """Start each enabled server of mcp.json (the project's when it is trusted), show its status,
-    tools and errors, and remember its tools for the next session.
+    tools and errors, and remember its tools for the next session. Stdio servers run where a
+    session's would: in the sandbox when one is set.
     """
+    import asyncio
+
+    from knightcode._config.loading import Settings
     from knightcode._config.paths import agent_dir
     from knightcode._config.trust import resolve_trust
-    from knightcode_builtins.mcp.runtime import probe, status_lines, status_rows
 
     cwd = Path.cwd()
     trust = resolve_trust(agent_dir(), cwd, approve=False)
-    runtime = probe(agent_dir(), cwd, trust.trusted)
+    if trust.notice:
+        print(f"knightcode: {trust.notice}", file=sys.stderr)
+    settings = Settings.load(agent_dir(), cwd, project_trusted=trust.trusted)
+    failed = asyncio.run(
+        _mcp_list(settings.get("sandbox"), sandbox_name, cwd, trust.trusted, as_json)
+    )
+    if failed:
+        sys.exit(failed)
+
+
+async def _mcp_list(
+    sandbox_settings: object, sandbox_name: str | None, cwd: Path, trusted: bool, as_json: bool
+) -> int:
+    """``mcp list`` inside the sandbox (started, then stopped) when one is set; the exit code."""
+    import asyncio
+
+    from knightcode._config.paths import agent_dir
+    from knightcode_builtins.gondolin.setup import build_backend, config_for
+    from knightcode_builtins.mcp.runtime import probe, status_lines, status_rows
+
     try:
-        if trust.notice:
-            print(f"knightcode: {trust.notice}", file=sys.stderr)
-        for error in runtime.config_errors:
-            print(f"knightcode: error: {error}", file=sys.stderr)
-        if as_json:
-            json.dump(status_rows(runtime), sys.stdout, ensure_ascii=False, indent=2)
-            sys.stdout.write("\n")
-        else:
-            for line in status_lines(runtime, with_errors=False):
-                click.echo(line)
+        config = config_for(sandbox_settings, sandbox_name)
+    except ValueError as error:
+        print(f"knightcode: error: {error}", file=sys.stderr)
+        return 1
+    backend = build_backend(config, cwd, agent_dir()) if config.isolated else None
+    try:
+        if backend is not None:
+            try:
+                await backend.prepare()
+            except Exception as error:  # a sandbox that cannot start: never the host instead
+                print(f"knightcode: error: the sandbox cannot start: {error}", file=sys.stderr)
+                return 2
+        runtime = await asyncio.to_thread(probe, agent_dir(), cwd, trusted, backend)
+        try:
+            for problem in runtime.config_errors:
+                print(f"knightcode: error: {problem}", file=sys.stderr)
+            if as_json:
+                json.dump(status_rows(runtime), sys.stdout, ensure_ascii=False, indent=2)
+                sys.stdout.write("\n")
+            else:
+                for line in status_lines(runtime, with_errors=False):
+                    click.echo(line)
+        finally:
+            await asyncio.to_thread(runtime.manager.close)
+        return 1 if runtime.config_errors else 0
     finally:
-        runtime.manager.close()
-    if runtime.config_errors:
+        if backend is not None:
+            await backend.aclose()
+
+
+def _http_server(name: str) -> tuple[Path, ServerConfig]:
+    """The agent dir and the HTTP server ``name`` of mcp.json (the project's when trusted);
+    a missing or non-HTTP server exits 1 with one line.
+    """
+    from knightcode._config.paths import agent_dir
+    from knightcode._config.trust import resolve_trust
+    from knightcode_builtins.mcp.config import load_servers
+
+    cwd = Path.cwd()
+    trusted = resolve_trust(agent_dir(), cwd, approve=False).trusted
+    servers, errors = load_servers(agent_dir(), cwd if trusted else None)
+    for error in errors:
+        print(f"knightcode: error: {error}", file=sys.stderr)
+    found = [s for s in servers if s.name == name]
+    if not found:
+        print(f"knightcode: error: no MCP server named '{name}' in mcp.json", file=sys.stderr)
         sys.exit(1)
+    if found[0].url is None:
+        print(
+            f"knightcode: error: '{name}' is a stdio server; only HTTP servers log in",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    return agent_dir(), found[0]
+
+
+@mcp.command("login")
+@click.argument("name")
+@click.option("--no-browser", is_flag=True, help="Print the URL only; do not open a browser.")
+@click.option(
+    "--timeout", type=float, default=300.0, show_default=True, help="Seconds to wait for you."
+)
+def mcp_login(name: str, no_browser: bool, timeout: float) -> None:
+    """Authorize knightcode for the HTTP server NAME (OAuth): open the printed URL, allow
+    access, and the tokens are kept in <agent-dir>/mcp/oauth/ (readable by you only).
+    """
+    import asyncio
+
+    from knightcode_builtins.mcp.oauth import describe_failure, login
+
+    directory, server = _http_server(name)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        tools = asyncio.run(
+            login(directory, server, say=say, open_browser=not no_browser, timeout=timeout)
+        )
+    except Exception as error:  # the flow's errors (discovery, registration, token, timeout)
+        print(
+            f"knightcode: error: login to '{name}' failed: {describe_failure(error)}",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    click.echo(f"logged in to '{name}' ({len(tools)} tools)")
+
+
+@mcp.command("logout")
+@click.argument("name")
+def mcp_logout(name: str) -> None:
+    """Forget the OAuth tokens and client registration kept for the server NAME."""
+    from knightcode._config.paths import agent_dir
+    from knightcode_builtins.mcp.oauth import logout
+
+    if logout(agent_dir(), name):
+        click.echo(f"logged out of '{name}'")
+    else:
+        click.echo(f"'{name}' had no login")
 
 
 def _add_package_commands() -> None:

@@ -26,6 +26,8 @@ __all__ = [
     "ExecResult",
     "ExecutionBackend",
     "FileInfo",
+    "HostCommand",
+    "HostCommands",
     "MappedBackend",
     "OutputCallback",
     "PreparedBackend",
@@ -196,6 +198,54 @@ class MappedBackend(Protocol):
 
     def agent_path(self, host_path: str | os.PathLike[str]) -> str:
         """The backend's name for ``host_path`` (a path under the working folder)."""
+        ...
+
+
+@dataclass(frozen=True)
+class HostCommand:
+    """A command line for this machine that runs a process inside a backend.
+
+    Started on this machine with exactly ``env`` as its environment, it runs the process
+    inside (the sandbox, with its mounts and network policy) with stdin, stdout and stderr
+    connected straight through, and killing its process group ends the process inside.
+
+    :param argv: the program and its arguments, as this machine runs them
+    :param env: the environment to start it with (the values the process inside gets travel
+        here, never in ``argv``, which other users can read)
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+
+@runtime_checkable
+class HostCommands(Protocol):
+    """An optional backend method: a long-lived process the caller talks to over pipes.
+
+    :meth:`ExecutionBackend.exec` waits for a process and takes its stdin as bytes; a server
+    that speaks a protocol over stdin/stdout for the whole session (an MCP stdio server) needs
+    live pipes instead. A backend that can give them returns the command line that starts the
+    process inside; the caller spawns it with its own pipes (and process group).
+    """
+
+    def host_command(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        scrub: Sequence[str] = (),
+    ) -> HostCommand:
+        """The command line that runs ``argv`` inside.
+
+        :param cwd: the working directory, a backend path (default: the backend's own)
+        :param env: variables to set on top of :meth:`ExecutionBackend.environment`
+        :param scrub: names the caller's spawner adds to the host process's environment on its
+            own (a library's default environment): they must not reach the process inside
+            unless ``env`` sets them
+        :raises OSError: this backend cannot run such a process (``ENOTSUP``), or it is not
+            ready
+        """
         ...
 
 
