@@ -185,6 +185,13 @@ class AgentHandle(Protocol):
         """
         ...
 
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt the next run starts from (it lists the active tools;
+        ``before_agent_start`` handlers may change it for one run).
+        """
+        ...
+
     def add_tools(
         self,
         definitions: Sequence[ToolDefinition],
