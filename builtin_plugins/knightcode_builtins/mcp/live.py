@@ -82,12 +82,13 @@ def apply_server(runtime: Runtime, ctx: HookContext, name: str, *, quiet: bool =
 
 async def wait_for_lists(runtime: Runtime, ctx: HookContext) -> None:
     """Before a run: wait for first tool lists still on their way (each server once, at most
-    its timeout), so the run is offered their tools.
+    its timeout, less when the user aborts), so the run is offered their tools.
     """
     waiting = {name: f for name, f in runtime.pending.items() if not f.done()}
-    if waiting:
+    if waiting and ctx.agent is not None:
         limit = max(runtime.manager.states[n].config.timeout for n in waiting) + 6
-        await asyncio.wait([asyncio.wrap_future(f) for f in waiting.values()], timeout=limit)
+        lists = asyncio.gather(*(asyncio.wrap_future(f) for f in waiting.values()))
+        await ctx.agent.signal.outlast(lists, limit)  # never cancels the servers' starts
     for name in list(runtime.pending):
         apply_server(runtime, ctx, name)
         runtime.pending.pop(name, None)  # waited on once; a hanging one is not waited on again

@@ -114,8 +114,8 @@ def _listed(runtime: Runtime, server: ServerConfig, tools: list[ToolSpec]) -> No
 def _started(runtime: Runtime, server: ServerConfig, _done: object = None) -> None:
     """A background start ended; a failed one is cached, so the next start does not wait."""
     state = runtime.manager.states.get(server.name)
-    if state is None or state.config is not server or state.tools is not None:
-        return
+    if state is None or state.config is not server or state.status != "failed":
+        return  # listed, removed by /reload, or stopped on the way out (not a failure)
     write_cache(runtime.cache_path, [(server, [])], failed=state.error or "did not start")
     if runtime.on_change is not None:
         runtime.on_change(server.name)
