@@ -94,7 +94,7 @@ def test_reload_applies_mcp_json_changes(scripted: Scripted, launch: Launch) -> 
     write_mcp_json(scripted.agent_dir, {"two": stdio_entry()})
     ui.send_text("/reload")
     ui.send_keys("Enter")
-    ui.wait_for("mcp.json reloaded: stopped one; started two")
+    ui.wait_for("mcp.json reloaded: stopped one; added two")
     ui.wait_for("server 'two' is ready", timeout=60)
     ui.send_text("again")
     ui.send_keys("Enter")

@@ -107,7 +107,7 @@ def reload(ctx: HookContext) -> None:
         activate_project(runtime, ctx.project_trusted)
         _report(runtime, ctx)
         bind(runtime, ctx)
-        ctx.ui.notify(_summary([], first, added), "info")
+        ctx.ui.notify(_summary([], [s for s in first if _usable(runtime, s)], added), "info")
         return
     servers, errors = load_servers(runtime.agent_dir, ctx.cwd)
     broken = [error for error in errors if not error.endswith("; ignored")]
@@ -130,11 +130,12 @@ def reload(ctx: HookContext) -> None:
     added = _offer_cached(runtime, ctx, fresh)
     start_servers(runtime, [s for s in fresh if _usable(runtime, s)])
     if runtime.project_trusted and not was_trusted and ctx.agent is not None:
-        names = activate_project(runtime, True)
+        known = {info.name for info in ctx.agent.available_tools()}
+        names = [n for n in activate_project(runtime, True) if n in known]
         ctx.agent.set_active_tools([*ctx.agent.active_tools, *names])
     _report(runtime, ctx)
     if gone or fresh:
-        ctx.ui.notify(_summary(gone, fresh, added), "info")
+        ctx.ui.notify(_summary(gone, [s for s in fresh if _usable(runtime, s)], added), "info")
 
 
 def _offer_cached(runtime: Runtime, ctx: HookContext, servers: list[ServerConfig]) -> list[str]:
@@ -153,12 +154,12 @@ def _drop_tools(runtime: Runtime, ctx: HookContext, name: str) -> None:
         ctx.agent.remove_tools([tool_name(name, spec.name) for spec in specs])
 
 
-def _summary(gone: list[str], fresh: list[ServerConfig], added: list[str]) -> str:
+def _summary(gone: list[str], started: list[ServerConfig], added: list[str]) -> str:
     parts = []
     if gone:
         parts.append(f"stopped {', '.join(gone)}")
-    if fresh:
-        parts.append(f"started {', '.join(s.name for s in fresh if s.enabled) or 'none'}")
+    if started:
+        parts.append(f"added {', '.join(s.name for s in started)}")
     text = "mcp: mcp.json reloaded: " + "; ".join(parts)
     return text + (f" ({len(added)} cached tools offered)" if added else "")
 

@@ -59,7 +59,7 @@ def _expand(entry: str, base: Path) -> Path:
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:
     """Each path once, leaving out those inside another (watches are recursive)."""
-    unique = sorted({path.resolve() for path in paths}, key=lambda p: len(p.parts))
+    unique = sorted({path.resolve() for path in paths}, key=lambda p: (len(p.parts), str(p)))
     kept: list[Path] = []
     for path in unique:
         if not any(path.is_relative_to(outer) for outer in kept if outer.is_dir()):
