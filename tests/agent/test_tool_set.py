@@ -12,7 +12,7 @@ import pytest
 
 from knightcode import ToolInfo
 from knightcode._agent.tool_set import ToolSet
-from knightcode.testing import text_reply
+from knightcode.testing import text_reply, tool_call, tool_call_reply
 from tests.harness import Builder, make_tool
 
 
@@ -106,3 +106,69 @@ def test_a_reload_keeps_the_sessions_choices() -> None:
     fresh = ToolSet(tools, {}, ["a"], "a", build)
     fresh.replace(tools, {}, ["a", "b"], build, system_prompt="given")
     assert fresh.system_prompt == "given" and prompts == [["a", "c"], ["a", "d", "c"]]
+
+
+async def test_tools_added_and_removed_while_the_session_runs(scenario: Builder) -> None:
+    """A plugin adds tools (an MCP server's list arriving late) and removes them; the next run
+    offers exactly what is there, with the system prompt listing it, and ``available_tools``
+    names the origin.
+    """
+    scenario.system_prompt = None
+    s = await scenario(builtin=["read"])
+    s.server.add(text_reply("one"), text_reply("two"), text_reply("three"))
+    await s.agent.prompt("first")
+    assert offered(s, 0) == ["read"]
+
+    names = s.agent.add_tools(
+        [make_tool("late", _echo, description="arrived late"), make_tool("quiet", _echo)],
+        origin="my-plugin",
+        active=True,
+    )
+    s.agent.add_tools([make_tool("hidden", _echo)], origin="my-plugin", active=False)
+    assert names == ["late", "quiet"]
+    infos = {info.name: info for info in s.agent.available_tools()}
+    assert infos["late"].origin == "my-plugin" and infos["late"].active
+    assert not infos["hidden"].active
+    await s.agent.prompt("second")
+    assert offered(s, 1) == ["read", "late", "quiet"]
+    assert "late" in system_text(s, 1)
+
+    assert s.agent.remove_tools(["quiet", "not-there"]) == ["quiet"]
+    await s.agent.prompt("third")
+    assert offered(s, 2) == ["read", "late"]
+    assert "quiet" not in {info.name for info in s.agent.available_tools()}
+
+
+def test_added_and_removed_tools_survive_a_reload() -> None:
+    tools = {name: make_tool(name, _echo) for name in ("a", "b")}
+    tool_set = ToolSet(tools, {"b": "p"}, ["a", "b"], "a b", lambda active: " ".join(active))
+    tool_set.add([make_tool("x", _echo)], "p")
+    tool_set.remove(["b"])
+    assert list(tool_set.active) == ["a", "x"] and tool_set.system_prompt == "a x"
+    # The reload re-lists the registered tools (b among them): x stays, b stays removed.
+    tool_set.replace(tools, {"b": "p"}, ["a", "b"], lambda active: " ".join(active))
+    assert list(tool_set.active) == ["a", "x"] and "b" not in tool_set.available
+    # Adding b again brings it back; a new definition of x keeps it active.
+    tool_set.add([make_tool("b", _echo), make_tool("x", _echo, description="v2")], "p")
+    assert list(tool_set.active) == ["a", "x", "b"]
+    assert tool_set.available["x"].description == "v2"
+
+
+async def test_a_run_in_progress_keeps_its_tools(scenario: Builder) -> None:
+    """A tool added while the model answers is offered from the next run, not mid-run."""
+    s = await scenario(builtin=["read"])
+
+    def add_late(tool_call_id: str, args: dict[str, Any], ctx: Any, on_update: Any) -> str:
+        s.agent.add_tools([make_tool("late", _echo)], origin="p")
+        return "added"
+
+    s.agent.add_tools([make_tool("adder", add_late)], origin="p")
+    s.server.add(
+        tool_call_reply([tool_call("c1", "adder", {"value": "x"})]),
+        text_reply("done"),
+        text_reply("again"),
+    )
+    await s.agent.prompt("first")
+    assert offered(s, 0) == ["read", "adder"] and offered(s, 1) == ["read", "adder"]
+    await s.agent.prompt("second")
+    assert offered(s, 2) == ["read", "adder", "late"]

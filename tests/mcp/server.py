@@ -1,7 +1,7 @@
 """A real MCP server written with the SDK (``MCPServer``, formerly FastMCP), run by the tests as
 a subprocess: ``python server.py stdio``, ``python server.py http PORT``, or a misbehaving one:
-``crash`` (exits before the handshake), ``hang`` (never answers). Its ``die`` tool exits the
-process in the middle of the call.
+``crash`` (exits before the handshake), ``hang`` (never answers), ``slow SECONDS`` (starts
+late). Its ``die`` tool exits the process in the middle of the call.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def main() -> None:
         sys.exit(2)
     if mode == "hang":
         time.sleep(3600)
+    if mode == "slow":  # ``slow SECONDS``: a server that takes its time to start
+        time.sleep(float(sys.argv[2]))
     if mode == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

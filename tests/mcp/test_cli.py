@@ -69,7 +69,14 @@ def test_mcp_command_shows_servers(scripted: Scripted) -> None:  # noqa: F811
     write_mcp_json(scripted.agent_dir, {"calc": stdio_entry()})
     _, result = scripted.run_json("/mcp")
     assert result.returncode == 0, result.stderr
-    assert "calc [ready] stdio" in result.stderr
+    # Start-up does not wait on a server never listed: it is still starting.
+    assert "calc [starting] stdio" in result.stderr
+    # A run waits for its list (and caches it); the next start offers the cached tools.
+    scripted.server.add(text_reply("ok"))
+    _, result = scripted.run_json("hi")
+    assert result.returncode == 0, result.stderr
+    _, result = scripted.run_json("/mcp")
+    assert "calc [idle] stdio" in result.stderr and "4 tools" in result.stderr
     assert "mcp__calc__echo" in result.stderr
 
 

@@ -2,10 +2,11 @@
 
 Servers come from ``<agent-dir>/mcp.json`` (``config.py``; the format other agents use). Their
 tools are registered as ``mcp__<server>__<tool>`` (``tools.py``) from a cache of what each
-server listed the last time it ran, so a start does not wait on servers; the connections run on
-a background loop (``manager.py``) where a server that fails, hangs or dies is marked failed and
-reported, never blocking the agent. ``/mcp`` and ``knightcode mcp list`` show servers, status,
-tools and errors.
+server listed the last time it ran, so a start does not wait on servers (a list that arrives
+later is added to the session, and ``/reload`` reads mcp.json again: ``live.py``); the
+connections run on a background loop (``manager.py``) where a server that fails, hangs or dies
+is marked failed and reported, never blocking the agent. ``/mcp`` and ``knightcode mcp list``
+show servers, status, tools and errors.
 
 Imported on every start: nothing heavy at the top, the SDK only when a server is started.
 """
@@ -19,14 +20,14 @@ from typing import TYPE_CHECKING, Literal
 from knightcode import hookimpl
 
 if TYPE_CHECKING:
-    from knightcode import HookContext
+    from knightcode import AgentStartChanges, HookContext, ImageContent
 
 __all__: list[str] = []
 
 
 @hookimpl
 def register_tools(register: Callable[..., None]) -> None:
-    """Each enabled server's tools (cached list, or listed now when there is none).
+    """Each enabled server's cached tools; servers with none start in the background.
 
     This hook gets no context, so the agent directory is found by the kernel's rule
     (``KNIGHTCODE_CODING_AGENT_DIR``, else ``~/.knightcode/agent``).
@@ -68,9 +69,17 @@ def session_start(
     previous_session_file: Path | None,
     ctx: HookContext,
 ) -> None:
-    """mcp.json errors and servers that failed at start are told once, as warnings."""
+    """mcp.json errors and servers that failed at start are told once, as warnings; from now on
+    tool lists that arrive late are added to the session. ``/reload`` reads mcp.json again.
+    """
+    if reason == "reload":
+        from .live import reload
+
+        reload(ctx)
+        return
     if reason != "startup":
         return
+    from .live import bind
     from .runtime import activate_project, current, project_servers
 
     runtime = current()
@@ -103,3 +112,29 @@ def session_start(
                     "background, /mcp shows how it went",
                     "warning",
                 )
+    bind(runtime, ctx)
+
+
+@hookimpl(tryfirst=True)
+async def before_agent_start(
+    prompt: str, images: list[ImageContent], system_prompt: str, ctx: HookContext
+) -> AgentStartChanges | None:
+    """Tool lists still on their way (a server started in the background) are waited for once,
+    so this run is offered their tools; first in line, so the prompt it returns (rebuilt to
+    list them) is what the other handlers change.
+    """
+    from .runtime import current
+
+    runtime = current()
+    agent = ctx.agent
+    if runtime is None or not runtime.pending or agent is None:
+        return None
+    from .live import wait_for_lists
+
+    before = agent.system_prompt
+    await wait_for_lists(runtime, ctx)
+    if agent.system_prompt == before or system_prompt != before:
+        return None
+    from knightcode import AgentStartChanges
+
+    return AgentStartChanges(system_prompt=agent.system_prompt)

@@ -227,7 +227,9 @@ class McpManager:
 
     async def _start(self, name: str) -> ServerState:
         """The server connected (started if needed), or failed; waits at most its timeout."""
-        state = self.states[name]
+        state = self.states.get(name)
+        if state is None:
+            raise McpCallError(f"MCP server '{name}' was removed from mcp.json")
         if state.status == "disabled":
             return state
         if state.task is None or state.task.done():
@@ -324,28 +326,46 @@ class McpManager:
         """Call ``tool`` from the agent's loop; the work runs on the servers' loop."""
         return await asyncio.wrap_future(self.submit(self._call(name, tool, args)))
 
+    def add_servers(self, servers: list[ServerConfig]) -> None:
+        """Know these servers (not started yet); ``/reload`` found them in mcp.json."""
+        fresh = {
+            s.name: ServerState(s, status="idle" if s.enabled else "disabled") for s in servers
+        }
+        # A new dict, never changed in place: ``/mcp`` may be iterating the old one.
+        self.states = {**self.states, **fresh}
+
+    def forget(self, names: list[str]) -> concurrent.futures.Future[None] | None:
+        """Stop these servers and forget them (removed, disabled or changed in mcp.json); the
+        future is done when they stopped (None: none was running).
+        """
+        gone = [self.states[name] for name in names if name in self.states]
+        self.states = {name: s for name, s in self.states.items() if name not in names}
+        if self._loop is None or not any(s.task is not None for s in gone):
+            return None
+        return self.submit(self._stop(gone, 5.0))
+
+    @staticmethod
+    async def _stop(states: list[ServerState], timeout: float) -> None:
+        for state in states:
+            if state.stop is not None:
+                state.stop.set()
+        tasks = [s.task for s in states if s.task and not s.task.done()]
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=1)
+            # One still starting (a hanging handshake) does not see ``stop``: cancel it,
+            # which ends its transport and so its process.
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=timeout)
+
     def close(self, timeout: float = 5.0) -> None:
         """Stop every server (their subprocesses end with their transports) and the loop."""
         loop = self._loop
         if loop is None:
             return
-
-        async def stop() -> None:
-            for state in self.states.values():
-                if state.stop is not None:
-                    state.stop.set()
-            tasks = [s.task for s in self.states.values() if s.task and not s.task.done()]
-            if tasks:
-                _, pending = await asyncio.wait(tasks, timeout=1)
-                # One still starting (a hanging handshake) does not see ``stop``: cancel it,
-                # which ends its transport and so its process.
-                for task in pending:
-                    task.cancel()
-                if pending:
-                    await asyncio.wait(pending, timeout=timeout)
-
         with suppress(TimeoutError, concurrent.futures.TimeoutError):
-            self.submit(stop()).result(timeout + 1)
+            self.submit(self._stop(list(self.states.values()), timeout)).result(timeout + 1)
         loop.call_soon_threadsafe(loop.stop)
         self._loop = None
 

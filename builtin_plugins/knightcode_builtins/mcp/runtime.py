@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import functools
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,7 @@ __all__ = [
     "current",
     "probe",
     "start",
+    "start_servers",
     "status_lines",
     "status_rows",
 ]
@@ -40,6 +43,10 @@ class Runtime:
     config_errors: list[str]
     registered: dict[str, list[ToolSpec]] = field(default_factory=dict)
     project_trusted: bool = False
+    pending: dict[str, concurrent.futures.Future[list[ServerState]]] = field(default_factory=dict)
+    """First listings still running: the next run waits for them (at most their timeout)."""
+    on_change: Callable[[str], None] | None = None
+    """Told (from the servers' thread) the name of a server whose tools or status changed."""
 
     @property
     def cache_path(self) -> Path:
@@ -61,9 +68,10 @@ def current() -> Runtime | None:
 
 
 def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
-    """Read mcp.json, take each enabled server's tools from the cache, start the user's servers
-    that have none cached (waiting at most their timeout, side by side) and the eager ones (in
-    the background), and build the tool definitions.
+    """Read mcp.json, take each enabled server's tools from the cache, start in the background
+    the user's servers that have none cached (their tools are added to the session when their
+    list arrives: ``live.py``) and the eager ones, and build the tool definitions. Nothing here
+    waits on a server.
 
     A project's servers are not started here: trust is not known yet (``register_tools`` has no
     context). Their cached tools are registered switched off; ``session_start`` switches them
@@ -71,46 +79,53 @@ def start(agent_dir: Path, cwd: Path) -> tuple[Runtime, list[ToolDefinition]]:
     """
     global _current
     servers, errors = load_servers(agent_dir, cwd)
-    path = cache_path(agent_dir)
-
-    def remember(server: ServerConfig, tools: list[ToolSpec]) -> None:
-        write_cache(path, [(server, tools)])
-
-    manager = McpManager(
-        servers, agent_dir / "mcp" / "logs", on_tools=remember, backend_pending=True
+    runtime = Runtime(agent_dir, McpManager([], agent_dir / "mcp" / "logs"), errors)
+    runtime.manager = McpManager(
+        servers,
+        agent_dir / "mcp" / "logs",
+        on_tools=lambda s, t: _listed(runtime, s, t),
+        backend_pending=True,  # stdio servers wait for the session's backend (the sandbox)
     )
-    runtime = Runtime(agent_dir, manager, errors)
     enabled = [s for s in servers if s.enabled]
-    user = [s for s in enabled if not s.project]
-    cold = [s for s in user if read_cache(path, s) is None]
-    # Eager servers, and those whose last listing failed (retried without waiting on them).
-    background = [
-        s
-        for s in user
-        if s not in cold and (s.startup == "eager" or cached_failure(path, s) is not None)
-    ]
-    if cold:
-        # Only a server never listed (or changed) is waited on, at most its timeout; one that
-        # fails is recorded so the next start does not wait on it again.
-        with suppress(concurrent.futures.TimeoutError):
-            cold_names = [s.name for s in cold]
-            manager.start_all(cold_names, before_session=True).result(
-                max(s.timeout for s in cold) + 6
-            )
-        for server in cold:
-            state = manager.states[server.name]
-            if state.tools is None:
-                write_cache(path, [(server, [])], failed=state.error or "did not start")
-    if background:
-        manager.start_all([s.name for s in background])
+    start_servers(runtime, [s for s in enabled if not s.project])
     for server in enabled:
-        state = manager.states[server.name]
-        tools = state.tools if state.tools is not None else read_cache(path, server)
-        runtime.registered[server.name] = tools or []
+        runtime.registered.setdefault(server.name, read_cache(runtime.cache_path, server) or [])
     definitions = definitions_for(runtime, [(s, runtime.registered[s.name]) for s in enabled])
     _current = runtime
-    atexit.register(manager.close)
+    atexit.register(runtime.manager.close)
     return runtime, definitions
+
+
+def start_servers(runtime: Runtime, servers: list[ServerConfig]) -> None:
+    """Start in the background the servers with no cached tools (the first run waits for their
+    list: ``runtime.pending``), the eager ones and those whose last listing failed.
+    """
+    path = runtime.cache_path
+    for server in servers:
+        cold = read_cache(path, server) is None
+        if not cold and server.startup != "eager" and cached_failure(path, server) is None:
+            continue
+        future = runtime.manager.start_all([server.name])
+        if cold:
+            runtime.pending[server.name] = future
+        future.add_done_callback(functools.partial(_started, runtime, server))
+
+
+def _listed(runtime: Runtime, server: ServerConfig, tools: list[ToolSpec]) -> None:
+    """A server listed its tools (on the servers' loop): cache them, tell the session."""
+    write_cache(runtime.cache_path, [(server, tools)])
+    if runtime.on_change is not None:
+        runtime.on_change(server.name)
+
+
+def _started(runtime: Runtime, server: ServerConfig, _done: object = None) -> None:
+    """A background start ended; a failed one is cached, so the next start does not wait."""
+    state = runtime.manager.states.get(server.name)
+    if state is None or state.config is not server or state.status != "failed":
+        return  # listed, removed by /reload, or stopped on the way out (not a failure)
+    write_cache(runtime.cache_path, [(server, [])], failed=state.error or "did not start")
+    if runtime.on_change is not None:
+        runtime.on_change(server.name)
 
 
 def _state_line(state: ServerState, registered: list[ToolSpec] | None) -> str:
@@ -123,7 +138,7 @@ def _state_line(state: ServerState, registered: list[ToolSpec] | None) -> str:
     if state.tools is not None and registered is not None:
         new = {t.name for t in state.tools} - {t.name for t in registered}
         if new:
-            line += f"\n  new tools from the next start: {', '.join(sorted(new))}"
+            line += f"\n  new tools from the next run: {', '.join(sorted(new))}"
     return line
 
 
@@ -154,16 +169,14 @@ def project_servers(runtime: Runtime) -> list[ServerConfig]:
 
 def activate_project(runtime: Runtime, trusted: bool) -> list[str]:
     """Trusted: start the project's servers that are eager or have no cached tools (in the
-    background) and return the names of their registered tools to switch on. Untrusted: none.
+    background: :func:`start_servers`) and return the names of their registered tools to switch
+    on. Untrusted: none.
     """
     runtime.project_trusted = trusted
     servers = project_servers(runtime)
     if not trusted or not servers:
         return []
-    path = runtime.cache_path
-    start_now = [s.name for s in servers if s.startup == "eager" or read_cache(path, s) is None]
-    if start_now:
-        runtime.manager.start_all(start_now)
+    start_servers(runtime, servers)
     return [tool_name(s.name, t.name) for s in servers for t in runtime.registered.get(s.name, [])]
 
 

@@ -215,6 +215,29 @@ class AgentSession:
         """
         self._tool_set.set_active(names)
 
+    def add_tools(
+        self,
+        definitions: Sequence[ToolDefinition],
+        *,
+        origin: str = "plugin",
+        active: bool = True,
+    ) -> list[str]:
+        """Make tools available while the session runs, from the next run on (a run in progress
+        keeps its tools and system prompt); the system prompt is rebuilt. A name already
+        available gets the new definition and keeps whether it is active. Added tools survive
+        ``/reload``. Returns their names.
+
+        :param origin: the plugin they come from (shown by ``available_tools`` and ``/tools``)
+        :param active: offer the new tools to the model, not just make them available
+        """
+        return self._tool_set.add(definitions, origin, active=active)
+
+    def remove_tools(self, names: Sequence[str]) -> list[str]:
+        """Make tools unavailable from the next run on (names not there are ignored); they stay
+        removed after ``/reload`` until added again. Returns the names removed.
+        """
+        return self._tool_set.remove(names)
+
     def set_tool_enabled(self, name: str, enabled: bool, *, save: bool = False) -> None:
         """Switch one tool on or off from the next request on.
 

@@ -6,6 +6,13 @@ settings ``defaultTools`` plus the plugin tools (those with ``default_active``),
 :meth:`ToolSet.set_active`; those choices are kept as per-tool overrides, so a ``/reload``
 (which recomputes the defaults from the reloaded plugins and settings) keeps what the user
 switched on or off.
+
+A plugin may also add and remove tools while the session runs (:meth:`ToolSet.add`,
+:meth:`ToolSet.remove`: an MCP server whose tool list arrives after start-up). Those changes
+survive a ``/reload``, which rebuilds the registered tools but keeps the ones added at run time
+and leaves out the ones removed. Like every change here, they apply from the next run: a run in
+progress keeps the tools and the system prompt it started with (the dicts are replaced, never
+changed in place).
 """
 
 from __future__ import annotations
@@ -70,6 +77,10 @@ class ToolSet:
         self._active = {name: self._available[name] for name in self._defaults}
         self._system_prompt = system_prompt
         self._build_prompt = build_prompt
+        # Tools added at run time (name -> definition, origin), and registered tools removed at
+        # run time (name -> origin): both outlive ``replace``.
+        self._added: dict[str, tuple[ToolDefinition, str]] = {}
+        self._removed: dict[str, str] = {}
 
     @property
     def active(self) -> dict[str, ToolDefinition]:
@@ -135,6 +146,13 @@ class ToolSet:
         """
         self._available = dict(available)
         self._origins = dict(origins)
+        for name, origin in self._removed.items():
+            if self._origins.get(name, "core") == origin:
+                self._available.pop(name, None)
+                self._origins.pop(name, None)
+        for name, (definition, origin) in self._added.items():
+            self._available[name] = definition
+            self._origins[name] = origin
         self._defaults = [name for name in defaults if name in self._available]
         self._build_prompt = build_prompt
         names = [name for name in self._defaults if self._overrides.get(name, True)]
@@ -148,6 +166,55 @@ class ToolSet:
             self._system_prompt = system_prompt
         else:
             self._apply(names)
+
+    def add(
+        self, definitions: Iterable[ToolDefinition], origin: str, *, active: bool = True
+    ) -> list[str]:
+        """Make these tools available (a name already there gets the new definition and keeps
+        whether it is active; a new one is active when ``active``); returns their names.
+
+        :param origin: the plugin they come from (``/tools`` and ``available_tools`` show it)
+        """
+        added = list(definitions)
+        available = dict(self._available)
+        names = list(self._active)
+        for definition in added:
+            name = definition.name
+            known = name in available
+            available[name] = definition
+            self._origins[name] = origin
+            self._added[name] = (definition, origin)
+            self._removed.pop(name, None)
+            if known:
+                continue
+            on = active
+            if on == (name in self._defaults):
+                self._overrides.pop(name, None)
+            else:
+                self._overrides[name] = on
+            if on and name not in names:
+                names.append(name)
+        self._available = available
+        self._apply(names)
+        return [definition.name for definition in added]
+
+    def remove(self, names: Iterable[str]) -> list[str]:
+        """Make these tools unavailable (inactive too); names that are not there are ignored.
+        Returns the names removed.
+        """
+        gone = [name for name in dict.fromkeys(names) if name in self._available]
+        if not gone:
+            return []
+        available = dict(self._available)
+        for name in gone:
+            del available[name]
+            self._removed[name] = self._origins.pop(name, "core")
+            self._added.pop(name, None)
+            self._overrides.pop(name, None)
+        self._available = available
+        self._defaults = [name for name in self._defaults if name in available]
+        self._apply([name for name in self._active if name in available])
+        return gone
 
     def _apply(self, names: list[str]) -> None:
         self._active = {name: self._available[name] for name in names}

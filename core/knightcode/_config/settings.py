@@ -138,6 +138,9 @@ class SettingsModel(Section):
     theme = Field("theme", TEXT, "dark")
     external_editor = Field("externalEditor", nullable(TEXT), None)
     quiet_startup = Field("quietStartup", FLAG, False)
+    auto_reload = Field("autoReload", FLAG, False)
+    """Interactive mode: reload (as ``/reload``) when extensions, skills, prompt templates,
+    mcp.json or settings change on disk."""
     default_project_trust = Field(
         "defaultProjectTrust", Checked[ProjectTrust](_one_of(ProjectTrust)), "ask"
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from knightcode._agent.tool_set import ToolInfo
     from knightcode._llm.registry import ModelRegistry
     from knightcode._llm.types import Model
+    from knightcode._plugins.definitions import ToolDefinition
     from knightcode._plugins.results import CompactionVerdict
     from knightcode._session.context import SessionContext
     from knightcode._types.entries import (
@@ -181,6 +182,42 @@ class AgentHandle(Protocol):
         to list them; a run in progress keeps its tools). The choice survives ``/reload``.
 
         :raises ValueError: a name is not an available tool (nothing changes)
+        """
+        ...
+
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt the next run starts from (it lists the active tools;
+        ``before_agent_start`` handlers may change it for one run).
+        """
+        ...
+
+    def add_tools(
+        self,
+        definitions: Sequence[ToolDefinition],
+        *,
+        origin: str = "plugin",
+        active: bool = True,
+    ) -> list[str]:
+        """Make tools available while the session runs (tools known only after start-up, such
+        as an MCP server's list arriving late). They apply from the next run: a run in progress
+        keeps the tools and system prompt it started with; the system prompt is rebuilt to list
+        them. A name already available gets the new definition and keeps whether it is active.
+        Added tools survive ``/reload``. Call it on the session's event loop (a hook, a command,
+        a task from ``ctx.spawn``); from another thread, go through
+        ``loop.call_soon_threadsafe``.
+
+        :param origin: your plugin's name (``available_tools`` and ``/tools`` show it)
+        :param active: offer the new tools to the model, not only make them available
+        :returns: the names of the tools
+        """
+        ...
+
+    def remove_tools(self, names: Sequence[str]) -> list[str]:
+        """Make tools unavailable from the next run on (names that are not there are ignored).
+        A removed tool stays removed after ``/reload`` until it is added again.
+
+        :returns: the names removed
         """
         ...
 

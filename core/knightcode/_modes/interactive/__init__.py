@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -97,10 +98,21 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
         # session synced, the terminal given back.
         loop.add_signal_handler(number, app.request_shutdown)
+    stop_watching = asyncio.Event()
+    watcher: asyncio.Task[None] | None = None
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
+        if plan.settings.model.auto_reload:
+            from knightcode._modes.interactive.watcher import watch_and_reload
+
+            watcher = asyncio.create_task(watch_and_reload(app, stop_watching))
         status = await app.run_async(inline=True, mouse=False)
     finally:
+        stop_watching.set()
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
         await host.hooks.session_shutdown(reason="quit", target_session_file=None)

@@ -1,5 +1,7 @@
 """``/reload``: plugins, settings, keybindings, context files, skills, prompt templates and the
-system prompt, read again.
+system prompt, read again; then ``session_start(reason="reload")`` lets plugins catch up (MCP
+servers from mcp.json). The file watcher (:mod:`knightcode._modes.interactive.watcher`) runs the
+same reload when those files change.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ async def reload_everything(app: KnightcodeApp) -> None:
             app.request, agent.cwd, app.agent_dir, trusted, backend, lambda: agent.resources
         )
         app.agent.reconfigure(every, origins, names, build, prompt)
+    # Plugins bring their own state in step (builtin:mcp re-reads mcp.json here).
+    await app.host.hooks.session_start(reason="reload", previous_session_file=None)
     lines = ["Reloaded plugins, settings, keybindings, context files, skills and prompt templates"]
     if report is not None:
         for label, names in (
