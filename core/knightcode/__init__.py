@@ -96,6 +96,7 @@ if TYPE_CHECKING:
         HookContext as HookContext,
         NoSessionError as NoSessionError,
         NotifyLevel as NotifyLevel,
+        SessionMode as SessionMode,
     )
     from knightcode._plugins.definitions import (
         CommandDefinition as CommandDefinition,
@@ -309,6 +310,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "HookContext",
         "NoSessionError",
         "NotifyLevel",
+        "SessionMode",
     ),
     "knightcode._plugins.handles": (
         "AgentHandle",

@@ -110,3 +110,26 @@ def test_reload_applies_mcp_json_changes(scripted: Scripted, launch: Launch) -> 
     ui.send_keys("Enter")
     ui.wait_for("third")
     assert not any(n.startswith("mcp__") for n in _offered(scripted.server.requests[2].body))
+
+
+@requires_tmux
+def test_an_interactive_run_never_waits_on_a_server(scripted: Scripted, launch: Launch) -> None:  # noqa: F811
+    """At the terminal a prompt goes out at once while a server is still starting (the user is
+    told once); its tools join the next run when its list has arrived.
+    """
+    slow = {"command": sys.executable, "args": [SERVER, "slow", str(SLOW_SECONDS)]}
+    write_mcp_json(scripted.agent_dir, {"slow": slow})
+    scripted.server.add(text_reply("without it"), text_reply("with it"))
+    ui = launch(KNIGHTCODE_LOAD_PLUGINS="builtin:mcp")
+    began = time.monotonic()
+    ui.send_text("hello")
+    ui.send_keys("Enter")
+    ui.wait_for("without it")
+    assert time.monotonic() - began < SLOW_SECONDS
+    ui.wait_for("server 'slow' is still starting")
+    assert not any(n.startswith("mcp__") for n in _offered(scripted.server.requests[0].body))
+    ui.wait_for("server 'slow' is ready", timeout=60)
+    ui.send_text("again")
+    ui.send_keys("Enter")
+    ui.wait_for("with it")
+    assert "mcp__slow__add" in _offered(scripted.server.requests[1].body)

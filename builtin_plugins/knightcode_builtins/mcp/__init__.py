@@ -119,9 +119,10 @@ def session_start(
 async def before_agent_start(
     prompt: str, images: list[ImageContent], system_prompt: str, ctx: HookContext
 ) -> AgentStartChanges | None:
-    """Tool lists still on their way (a server started in the background) are waited for once,
-    so this run is offered their tools; first in line, so the prompt it returns (rebuilt to
-    list them) is what the other handlers change.
+    """Tool lists still on their way (a server started in the background) are waited for once
+    in the headless modes, so a script's run is offered their tools; first in line, so the
+    prompt it returns (rebuilt to list them) is what the other handlers change. A person at the
+    terminal is never kept waiting: the run goes on, and the tools join when they arrive.
     """
     from .runtime import current
 
@@ -129,7 +130,11 @@ async def before_agent_start(
     agent = ctx.agent
     if runtime is None or not runtime.pending or agent is None:
         return None
-    from .live import wait_for_lists
+    from .live import go_on_without, wait_for_lists
+
+    if ctx.mode == "interactive":
+        go_on_without(runtime, ctx)
+        return None
 
     before = agent.system_prompt
     await wait_for_lists(runtime, ctx)

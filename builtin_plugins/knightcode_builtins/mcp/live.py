@@ -94,6 +94,23 @@ async def wait_for_lists(runtime: Runtime, ctx: HookContext) -> None:
         runtime.pending.pop(name, None)  # waited on once; a hanging one is not waited on again
 
 
+def go_on_without(runtime: Runtime, ctx: HookContext) -> None:
+    """Before an interactive run: the lists that arrived are applied; the servers still
+    starting are named once, and their tools join the session when their lists arrive.
+    """
+    for name, future in list(runtime.pending.items()):
+        if future.done():
+            apply_server(runtime, ctx, name)
+        elif name not in runtime.told_starting:
+            # Still pending, so its failure or its tools are still told when they come.
+            runtime.told_starting.add(name)
+            ctx.ui.notify(
+                f"mcp: server '{name}' is still starting; its tools join when it is ready "
+                "(/mcp shows how it goes)",
+                "info",
+            )
+
+
 def reload(ctx: HookContext) -> None:
     """``/reload``: read mcp.json again and bring servers and tools in line with it."""
     runtime = current()

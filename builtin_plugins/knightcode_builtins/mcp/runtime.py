@@ -44,7 +44,10 @@ class Runtime:
     registered: dict[str, list[ToolSpec]] = field(default_factory=dict)
     project_trusted: bool = False
     pending: dict[str, concurrent.futures.Future[list[ServerState]]] = field(default_factory=dict)
-    """First listings still running: the next run waits for them (at most their timeout)."""
+    """First listings still running: the next headless run waits for them (at most their
+    timeout); an interactive run does not."""
+    told_starting: set[str] = field(default_factory=set)
+    """Servers an interactive run was told are still starting (each is told once)."""
     on_change: Callable[[str], None] | None = None
     """Told (from the servers' thread) the name of a server whose tools or status changed."""
 

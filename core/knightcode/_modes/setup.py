@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from knightcode._config.loading import Settings
     from knightcode._llm.registry import ModelRegistry
     from knightcode._llm.types import Model
+    from knightcode._plugins.context import SessionMode
     from knightcode._plugins.definitions import ToolDefinition
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
@@ -369,7 +370,7 @@ async def build_agent(
         )
     )
     holder.append(agent)
-    host.context.bind_session(agent, backend)
+    host.context.bind_session(agent, backend, mode=session_mode(request.mode))
     return agent
 
 
@@ -447,3 +448,9 @@ def _one_line(tool: ToolDefinition) -> str:
         return tool.prompt_snippet
     lines = tool.description.strip().splitlines()
     return lines[0] if lines else tool.name
+
+
+def session_mode(mode: str) -> SessionMode:
+    """The request's mode as plugins see it (:attr:`HookContext.mode`)."""
+    modes: dict[str, SessionMode] = {"interactive": "interactive", "json": "json", "rpc": "rpc"}
+    return modes.get(mode, "text")

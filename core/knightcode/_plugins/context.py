@@ -37,6 +37,8 @@ __all__ = [
 _T = TypeVar("_T")
 
 NotifyLevel = Literal["info", "warning", "error"]
+SessionMode = Literal["interactive", "text", "json", "rpc"]
+"""How a session runs (:attr:`HookContext.mode`)."""
 FlagValue = str | bool | None
 """A plugin flag's value: a switch is a bool, a flag taking a value a string (None: not given
 and no default)."""
@@ -272,6 +274,7 @@ class HookContext:
         self._ui: ExtensionUI = HeadlessUI()
         self._has_ui = False
         self._agent: AgentHandle | None = None
+        self._mode: SessionMode | None = None
         self._models: ModelRegistry | None = None
         self._backend: ExecutionBackend | None = None
         self._shutdown: Callable[[], None] | None = None
@@ -332,6 +335,15 @@ class HookContext:
     def agent(self) -> AgentHandle | None:
         """The running agent session (model, messages, abort, compaction …)."""
         return self._agent
+
+    @property
+    def mode(self) -> SessionMode | None:
+        """How the session runs: ``interactive`` (a person at the terminal UI), ``text``
+        (``-p``), ``json`` (``--mode json``) or ``rpc``; None outside a session. A plugin uses it
+        to choose between waiting for something (a script expects a complete answer) and going
+        on without it (a person sees it arrive).
+        """
+        return self._mode
 
     @property
     def session(self) -> SessionView | None:
@@ -411,9 +423,12 @@ class HookContext:
         """The model registry exists (the kernel calls this first, while building a session)."""
         self._models = registry
 
-    def bind_session(self, agent: AgentHandle, backend: ExecutionBackend) -> None:
+    def bind_session(
+        self, agent: AgentHandle, backend: ExecutionBackend, *, mode: SessionMode | None = None
+    ) -> None:
         """The session is running (the kernel calls this once the agent is built)."""
         self._agent = agent
+        self._mode = mode
         self._models = agent.model_registry
         self._backend = backend
 
