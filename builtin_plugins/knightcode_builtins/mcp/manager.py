@@ -349,11 +349,15 @@ class McpManager:
         for state in states:
             if state.stop is not None:
                 state.stop.set()
+            if state.task is not None and state.status == "starting":
+                # Still in its handshake, so it never sees ``stop``: cancelled at once (which
+                # ends its transport and so its process) rather than after the grace below,
+                # so a run whose exit finds a server starting in the background ends soon.
+                state.task.cancel()
         tasks = [s.task for s in states if s.task and not s.task.done()]
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=1)
-            # One still starting (a hanging handshake) does not see ``stop``: cancel it,
-            # which ends its transport and so its process.
+            # One that did not end in time is cancelled too.
             for task in pending:
                 task.cancel()
             if pending:
