@@ -45,6 +45,12 @@ def test_reload_applies_added_changed_and_removed_resources(
     ui.send_text("/reload")
     ui.send_keys("Enter")
     ui.wait_for("Reloaded plugins")
+    # ``/`` completion offers what exists now, not what existed at start.
+    ui.send_text("/skill:")
+    ui.wait_for("skill:new-skill")
+    assert "skill:old-skill" not in ui.capture()
+    ui.send_keys("C-u")
+    ui.wait_gone("skill:new-skill")
     ui.send_text("hello again")
     ui.send_keys("Enter")
     ui.wait_for("after")

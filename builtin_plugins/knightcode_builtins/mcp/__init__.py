@@ -115,6 +115,29 @@ def session_start(
     bind(runtime, ctx)
 
 
+@hookimpl
+async def session_shutdown(
+    reason: Literal["quit", "reload", "new", "resume", "fork"],
+    target_session_file: Path | None,
+    ctx: HookContext,
+) -> None:
+    """On quit the servers are stopped while the program still runs normally.
+
+    A start still going on in the background is then cancelled cleanly, where at interpreter
+    exit it would fail and be remembered as the server's failure. Other reasons keep the
+    servers for the next session of this process.
+    """
+    if reason != "quit":
+        return
+    import asyncio
+
+    from .runtime import current
+
+    runtime = current()
+    if runtime is not None:
+        await asyncio.to_thread(runtime.manager.close)
+
+
 @hookimpl(tryfirst=True)
 async def before_agent_start(
     prompt: str, images: list[ImageContent], system_prompt: str, ctx: HookContext

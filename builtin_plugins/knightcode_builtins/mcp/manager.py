@@ -145,6 +145,9 @@ class McpManager:
         self._log_dir = log_dir
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        self._closing = False
+        """Set by :meth:`close`: what goes wrong in a start after this is the shutdown's doing
+        (an interpreter at exit refuses new threads and atexit handlers), not the server's."""
 
     # --- the background loop ------------------------------------------------------------------
 
@@ -192,6 +195,9 @@ class McpManager:
                 state.ready.set()
                 await state.stop.wait()
         except Exception as error:  # an SDK or transport error: recorded, not raised
+            if self._closing:
+                state.status = "idle"  # cut short by the exit: not held against the server
+                return
             state.status = "failed"
             if isinstance(_innermost(error), TimeoutError):
                 state.error = f"no answer within {cfg.timeout:g} s"
@@ -366,6 +372,7 @@ class McpManager:
     def close(self, timeout: float = 5.0) -> None:
         """Stop every server (their subprocesses end with their transports) and the loop."""
         loop = self._loop
+        self._closing = True
         if loop is None:
             return
         with suppress(TimeoutError, concurrent.futures.TimeoutError):

@@ -63,6 +63,9 @@ async def reload_everything(app: KnightcodeApp) -> None:
         app.agent.reconfigure(every, origins, names, build, prompt)
     # Plugins bring their own state in step (builtin:mcp re-reads mcp.json here).
     await app.host.hooks.session_start(reason="reload", previous_session_file=None)
+    # ``/`` completion offers the templates and skills found now (the editor's list was set
+    # above, with the plugins' commands, before the resources were read again).
+    app.editor.set_commands(app.command_infos())
     lines = ["Reloaded plugins, settings, keybindings, context files, skills and prompt templates"]
     if report is not None:
         for label, names in (
