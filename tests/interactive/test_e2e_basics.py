@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
 from tests.agent.conftest import Scripted
@@ -397,3 +398,24 @@ def test_nothing_printed_is_overwritten_when_the_ui_sits_at_the_bottom(
         assert sum(line.startswith(f"paragraph {n} ") for line in lines) == 1, "\n".join(lines)
     before = lines.index("Before.")
     assert before < next(i for i, line in enumerate(lines) if "echo tool-ran" in line) < starts[0]
+
+
+NOTIFY_AT_START = """
+from knightcode import hookimpl
+
+
+@hookimpl
+def session_start(reason, previous_session_file, ctx):
+    ctx.ui.notify("plugin says hello at start", "warning")
+"""
+
+
+def test_a_plugin_notice_at_start_comes_after_the_header(
+    scripted: Scripted, launch: Launch, tmp_path: Path
+) -> None:
+    plugin = tmp_path / "hello_plugin.py"
+    plugin.write_text(NOTIFY_AT_START, encoding="utf-8")
+    ui = launch("-e", str(plugin))
+    ui.wait_for("plugin says hello at start")
+    screen = ui.capture()
+    assert screen.index("knightcode v") < screen.index("plugin says hello at start")

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from knightcode._modes.interactive.footer import Totals
     from knightcode._modes.interactive.render import RenderOptions
     from knightcode._modes.interactive.transcript import NoticeLevel
+    from knightcode._plugins.context import NotifyLevel
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
     from knightcode._plugins.results import CompactionVerdict
@@ -120,6 +121,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._write_item, self._write_text, self._live_dirty, AppRenderers(self)
         )
         self._header = header
+        # Plugin notices from before the UI is up (``session_start``): shown after the header.
+        self._early_notices: list[tuple[str, NotifyLevel]] | None = []
         self._dirty = False
         self.status = StatusArea(self._show, registry, self.render_options)
         self._clear_pressed_at = 0.0
@@ -224,6 +227,13 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             ]
         return infos
 
+    def plugin_notice(self, message: str, level: NotifyLevel) -> None:
+        """A plugin's ``ctx.ui.notify``: in the transcript, after the header."""
+        if self._early_notices is not None:
+            self._early_notices.append((message, level))
+        else:
+            self.transcript.notice(message, level)
+
     def notify(
         self,
         message: str,
@@ -249,6 +259,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
         if self._header is not None:
             self.transcript.add_renderable(self._header)
+        early, self._early_notices = self._early_notices or [], None
+        for message, level in early:
+            self.transcript.notice(message, level)
         self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
         self.transcript.load(self.agent.messages, self.size.height or 50)
         self._unsubscribe = self.agent.subscribe(self._on_event)

@@ -40,7 +40,7 @@ class InteractiveUI:
         return await self._app.dialogs.editor(title, prefill)
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:
-        self._app.transcript.notice(message, level)
+        self._app.plugin_notice(message, level)
 
     def set_status(self, key: str, text: str | None) -> None:
         self._app.set_plugin_status(key, text)
