@@ -250,7 +250,9 @@ BUILTIN_COMMANDS: dict[str, BuiltinCommand] = {
         BuiltinCommand("copy", "Copy the last answer to the clipboard", _copy),
         BuiltinCommand("export", "Write the session as HTML [file]", _export),
         BuiltinCommand(
-            "reload", "Reload plugins, settings, keybindings, context files, skills, prompts and MCP", _reload
+            "reload",
+            "Reload plugins, settings, keybindings, context files, skills, prompts and MCP",
+            _reload,
         ),
         BuiltinCommand("hotkeys", "List the keyboard shortcuts", _hotkeys),
         BuiltinCommand("login", "Store an API key for a provider (or its own login)", _login),
