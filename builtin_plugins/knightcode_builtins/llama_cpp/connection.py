@@ -134,7 +134,7 @@ async def login(ctx: HookContext) -> None:
     url = await ctx.ui.input("llama.cpp router URL", current.base_url)
     if url is None:
         return
-    key = await ctx.ui.input("API key (empty for none)", "")
+    key = await ctx.ui.input("API key (empty for none)", "", secret=True)
     if key is None:
         return
     connection = Connection(normalise_url(url or current.base_url), key.strip() or None)
