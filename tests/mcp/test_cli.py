@@ -76,7 +76,7 @@ def test_mcp_command_shows_servers(scripted: Scripted) -> None:  # noqa: F811
     _, result = scripted.run_json("hi")
     assert result.returncode == 0, result.stderr
     _, result = scripted.run_json("/mcp")
-    assert "calc [idle] stdio" in result.stderr and "4 tools" in result.stderr
+    assert "MCP servers (1):\n  calc [idle] stdio" in result.stderr and "4 tools" in result.stderr
     assert "mcp__calc__echo" in result.stderr
 
 

@@ -53,11 +53,15 @@ def register_commands(register: Callable[..., None]) -> None:
         from .runtime import current, status_lines
 
         runtime = current()
-        text = (
-            "\n".join(status_lines(runtime))
-            if runtime
-            else "No MCP servers configured (<agent-dir>/mcp.json, a trusted .knightcode/mcp.json)."
-        )
+        if runtime is None:
+            text = (
+                "No MCP servers configured (<agent-dir>/mcp.json, a trusted .knightcode/mcp.json)."
+            )
+        else:
+            # A title, then every line indented under it: a notice marks only its first line.
+            lines = "\n".join(status_lines(runtime)).splitlines()
+            servers = len(runtime.manager.states)
+            text = "\n".join([f"MCP servers ({servers}):", *(f"  {line}" for line in lines)])
         ctx.ui.notify(text, "info")
 
     register(name="mcp", description="MCP servers: status, tools and errors", handler=handler)
