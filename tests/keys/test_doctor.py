@@ -1,0 +1,161 @@
+"""The keys doctor's analysis: which keys reach knightcode in which terminal, and the proposals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from knightcode._keys.doctor import (
+    Binding,
+    Terminal,
+    active_bindings,
+    analyse,
+    problem,
+    proposed_file_values,
+)
+from knightcode._keys.registry import KeyRegistry
+
+LEGACY = Terminal("legacy")
+KITTY = Terminal("kitty")
+MOK = Terminal("modifyOtherKeys")
+TMUX_OFF = Terminal("legacy", tmux=True, tmux_extended_keys="off", tmux_prefixes=("ctrl+b",))
+TMUX_ON = Terminal("legacy", tmux=True, tmux_extended_keys="on", tmux_prefixes=("ctrl+b",))
+SCREEN = Terminal("kitty", screen=True)
+
+# (key, terminal, expected kind or None) — what reaches knightcode after Textual's decoding.
+CASES = [
+    ("shift+enter", LEGACY, "undeliverable"),
+    ("shift+enter", TMUX_OFF, "undeliverable"),
+    ("shift+enter", TMUX_ON, None),
+    ("shift+enter", KITTY, None),
+    ("shift+enter", MOK, None),
+    ("shift+enter", SCREEN, "undeliverable"),
+    ("shift+enter", Terminal("unknown"), None),
+    ("ctrl+enter", LEGACY, "undeliverable"),
+    ("ctrl+alt+enter", LEGACY, "undeliverable"),
+    ("alt+enter", LEGACY, None),
+    ("enter", LEGACY, None),
+    ("ctrl+j", LEGACY, None),
+    ("ctrl+shift+p", LEGACY, "undeliverable"),
+    ("ctrl+shift+p", TMUX_ON, None),
+    ("ctrl+alt+g", LEGACY, "undeliverable"),
+    ("ctrl+alt+g", MOK, None),
+    ("ctrl+alt+]", LEGACY, "undeliverable"),
+    ("ctrl+]", LEGACY, None),
+    ("ctrl+\\", LEGACY, None),
+    ("ctrl+-", LEGACY, "undeliverable"),
+    ("ctrl+1", LEGACY, "undeliverable"),
+    ("ctrl+1", MOK, None),
+    ("alt+-", LEGACY, "undeliverable"),
+    ("alt+1", LEGACY, "undeliverable"),
+    ("alt+g", LEGACY, None),
+    ("shift+alt+g", LEGACY, None),
+    ("shift+tab", LEGACY, None),
+    ("ctrl+tab", LEGACY, "undeliverable"),
+    ("alt+tab", LEGACY, "undeliverable"),
+    ("ctrl+backspace", LEGACY, "undeliverable"),
+    ("alt+backspace", LEGACY, None),
+    ("ctrl+space", LEGACY, "undeliverable"),
+    ("shift+escape", LEGACY, "undeliverable"),
+    ("ctrl+up", LEGACY, None),
+    ("ctrl+shift+up", LEGACY, None),
+    ("shift+f1", LEGACY, None),
+    ("pageUp", LEGACY, None),
+    ("super+k", LEGACY, "undeliverable"),
+    ("super+k", MOK, "undeliverable"),
+    ("super+k", KITTY, None),
+    ("ctrl+b", TMUX_ON, "collision"),
+    ("ctrl+b", LEGACY, None),
+    ("ctrl+a", SCREEN, "collision"),
+    ("ctrl+s", SCREEN, "collision"),
+    ("ctrl+q", SCREEN, "collision"),
+    ("ctrl+s", KITTY, None),
+    ("alt+enter", Terminal("kitty", program="windows-terminal"), "collision"),
+    ("ctrl+shift+f", Terminal("kitty", program="windows-terminal"), "collision"),
+    ("ctrl+p", Terminal("kitty", program="vscode"), "collision"),
+    ("ctrl+p", KITTY, None),
+]
+
+
+@pytest.mark.parametrize(("key", "terminal", "kind"), CASES)
+def test_problem(key: str, terminal: Terminal, kind: str | None) -> None:
+    found = problem(key, terminal)
+    assert (found[0] if found else None) == kind, found
+
+
+def test_reasons_name_the_cause() -> None:
+    assert problem("shift+enter", TMUX_OFF) == (
+        "undeliverable",
+        "arrives as plain enter (tmux extended-keys is off)",
+    )
+    assert problem("ctrl+b", TMUX_ON) == ("collision", "tmux's prefix key")
+
+
+def _defaults() -> list[Binding]:
+    return active_bindings(KeyRegistry(None, platform="posix"))
+
+
+def test_tmux_without_extended_keys_proposes_ctrl_j_for_shift_enter() -> None:
+    findings = {(f.binding.key, f.binding.owner): f for f in analyse(_defaults(), TMUX_OFF)}
+    newline = findings["shift+enter", "tui.input.newLine"]
+    assert newline.kind == "undeliverable"
+    assert (newline.proposal, newline.already_bound) == ("ctrl+j", True)
+    # searchPrevious has no working key left: a free one is proposed in its own screen.
+    previous = findings["shift+enter", "tui.altScreen.searchPrevious"]
+    assert (previous.proposal, previous.already_bound) == ("ctrl+j", False)
+    shifted_g = findings["ctrl+shift+g", "tui.altScreen.searchPrevious"]
+    assert shifted_g.already_bound and shifted_g.proposal == "ctrl+j"
+    backward = findings["ctrl+shift+p", "app.model.cycleBackward"]
+    assert backward.proposal == "alt+p" and not backward.already_bound
+
+
+def test_tmux_with_extended_keys_finds_only_the_prefix_in_the_defaults() -> None:
+    (prefix,) = analyse(_defaults(), TMUX_ON)
+    assert (prefix.binding.key, prefix.binding.owner) == ("ctrl+b", "tui.editor.cursorLeft")
+    assert (prefix.kind, prefix.proposal, prefix.already_bound) == ("collision", "left", True)
+    assert analyse(_defaults(), KITTY) == []
+
+
+def test_a_proposal_is_never_a_key_taken_in_the_same_screen() -> None:
+    bindings = [
+        Binding("ctrl+shift+x", "a.one", ("main",)),
+        Binding("alt+x", "a.two", ("main",)),
+        Binding("ctrl+shift+y", "a.three", ("tree",)),
+        Binding("ctrl+shift+y", "a.four", ("tree",)),
+    ]
+    found = {f.binding.owner: f.proposal for f in analyse(bindings, LEGACY)}
+    # alt+x is taken; ctrl+alt+x does not reach knightcode under legacy; shift+alt+x does.
+    assert found["a.one"] == "shift+alt+x"
+    # Two actions on one key get different proposals.
+    assert found["a.three"] == "alt+y"
+    assert found["a.four"] == "shift+alt+y"
+
+
+def test_no_proposal_when_nothing_works_and_none_for_plugins() -> None:
+    bindings = [
+        Binding("ctrl+-", "tui.editor.undo", ("main",)),
+        Binding("ctrl+shift+k", "plugin:demo", ("main",)),
+    ]
+    found = {f.binding.owner: f for f in analyse(bindings, LEGACY)}
+    assert found["tui.editor.undo"].proposal is None
+    assert found["plugin:demo"].proposal is None
+    assert found["plugin:demo"].kind == "undeliverable"
+
+
+def test_file_values_keep_the_current_keys_and_skip_already_bound() -> None:
+    findings = analyse(_defaults(), TMUX_OFF)
+    registry = KeyRegistry(None, platform="posix")
+    current = {b.owner: registry.keys_for(b.owner) for b in _defaults() if not b.is_plugin}
+    values = proposed_file_values(findings, current)
+    assert "tui.input.newLine" not in values
+    assert values["tui.altScreen.searchPrevious"] == ["shift+enter", "ctrl+shift+g", "ctrl+j"]
+    assert values["app.model.cycleBackward"] == ["ctrl+shift+p", "alt+p"]
+
+
+def test_plugin_shortcuts_and_the_users_file_are_analysed(tmp_path: Path) -> None:
+    (tmp_path / "keybindings.json").write_text(json.dumps({"app.session.new": "ctrl+shift+n"}))
+    registry = KeyRegistry(tmp_path, platform="posix")
+    found = {(f.binding.key, f.binding.owner) for f in analyse(active_bindings(registry), LEGACY)}
+    assert ("ctrl+shift+n", "app.session.new") in found
