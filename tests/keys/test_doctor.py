@@ -15,6 +15,7 @@ from knightcode._keys.doctor import (
     problem,
     proposed_file_values,
 )
+from knightcode._keys.probe import parse_replies, tmux_key_id
 from knightcode._keys.registry import KeyRegistry
 
 LEGACY = Terminal("legacy")
@@ -159,3 +160,32 @@ def test_plugin_shortcuts_and_the_users_file_are_analysed(tmp_path: Path) -> Non
     registry = KeyRegistry(tmp_path, platform="posix")
     found = {(f.binding.key, f.binding.owner) for f in analyse(active_bindings(registry), LEGACY)}
     assert ("ctrl+shift+n", "app.session.new") in found
+
+
+@pytest.mark.parametrize(
+    ("name", "key_id"),
+    [
+        ("C-b", "ctrl+b"),
+        ("C-a", "ctrl+a"),
+        ("^A", "ctrl+a"),
+        ("M-a", "alt+a"),
+        ("C-M-x", "ctrl+alt+x"),
+        ("C-Space", "ctrl+space"),
+        ("F12", "f12"),
+        ("S-F1", "shift+f1"),
+        ("PPage", "pageUp"),
+        ("BSpace", "backspace"),
+        ("`", "`"),
+        ("None", None),
+        ("", None),
+        ("KP0", None),
+    ],
+)
+def test_tmux_key_names(name: str, key_id: str | None) -> None:
+    assert tmux_key_id(name) == key_id
+
+
+def test_terminal_replies() -> None:
+    assert parse_replies(b"\x1b[?1u\x1b[?62;22c") == (True, None, True)
+    assert parse_replies(b"\x1b[>4;2m\x1b[?1;2c") == (False, 2, True)
+    assert parse_replies(b"\x1b[?6") == (False, None, False)
