@@ -16,8 +16,6 @@ import io
 import os
 import select
 import sys
-import termios
-import tty
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,9 +23,9 @@ from typing import TYPE_CHECKING
 import click
 
 from knightcode._errors import ConfigError, UsageError
-from knightcode._keys.doctor import Encoding, Terminal
 
 if TYPE_CHECKING:
+    from knightcode._keys.doctor import Encoding, Terminal
     from knightcode._plugins.definitions import ShortcutDefinition
 
 __all__ = ["keys"]
@@ -95,6 +93,9 @@ class _Raw:
 
 @contextlib.contextmanager
 def _raw(fd: int) -> Iterator[_Raw]:
+    import termios  # POSIX only: imported when a terminal is taken over
+    import tty
+
     saved = termios.tcgetattr(fd)
     out = _Raw(sys.stdout.fileno())
     tty.setraw(fd)
