@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -72,3 +74,17 @@ def test_a_broken_file_is_not_overwritten(tmp_path: Path, tmux_off: TmuxSession)
     assert "Traceback" not in done.stderr
     assert f"knightcode: error: {path}" in done.stderr and "not overwriting it" in done.stderr
     assert path.read_text() == "{ not json"
+
+
+def test_plugin_shortcuts_are_analysed(tmp_path: Path, tmux_off: TmuxSession) -> None:
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    example = (
+        Path(__file__).resolve().parents[2] / "docs" / "hook_examples" / "register_shortcuts.py"
+    )
+    shutil.copy(example, extensions / "cwd_key.py")
+    done = _doctor(tmp_path, tmux_off)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"ctrl\+shift\+w\s+plugin:\S*cwd_key.*a plugin's key", done.stdout), (
+        done.stdout
+    )

@@ -75,6 +75,9 @@ class _Plain:
     def line(self, text: str = "") -> None:
         click.echo(text)
 
+    def warn(self, text: str) -> None:
+        click.echo(f"knightcode: warning: {text}", err=True)
+
 
 class _Raw:
     """Lines to a terminal in raw mode, which does not turn a line feed into CR LF by itself."""
@@ -89,6 +92,9 @@ class _Raw:
 
     def write(self, data: bytes) -> None:
         os.write(self.fd, data)
+
+    def warn(self, text: str) -> None:
+        self.line(f"warning: {text}")
 
 
 @contextlib.contextmanager
@@ -123,7 +129,7 @@ def _run(*, write: bool, echo: bool, encoding: Encoding, out: _Plain | _Raw) -> 
     registry = KeyRegistry(agent_dir())
     registry.add_shortcuts(_plugin_shortcuts())
     for warning in registry.warnings:
-        out.line(f"warning: {warning}")
+        out.warn(warning)
     terminal: Terminal = detect(os.environ, encoding)
     bindings = active_bindings(registry)
     findings = analyse(bindings, terminal)
