@@ -52,6 +52,17 @@ CASES = [
     ("alt+-", LEGACY, "undeliverable"),
     ("alt+1", LEGACY, "undeliverable"),
     ("alt+g", LEGACY, None),
+    ("alt+g", TMUX_ON, None),
+    ("alt+b", LEGACY, "undeliverable"),
+    ("alt+b", TMUX_ON, "undeliverable"),
+    ("alt+b", MOK, None),
+    ("alt+f", LEGACY, "undeliverable"),
+    ("ctrl+alt+g", TMUX_ON, "undeliverable"),
+    ("alt+1", TMUX_ON, "undeliverable"),
+    ("shift+alt+b", TMUX_ON, None),
+    ("alt+up", TMUX_ON, None),
+    ("shift+1", LEGACY, "undeliverable"),
+    ("shift+alt+-", LEGACY, "undeliverable"),
     ("shift+alt+g", LEGACY, None),
     ("shift+tab", LEGACY, None),
     ("ctrl+tab", LEGACY, "undeliverable"),
@@ -112,10 +123,21 @@ def test_tmux_without_extended_keys_proposes_ctrl_j_for_shift_enter() -> None:
     assert backward.proposal == "alt+p" and not backward.already_bound
 
 
-def test_tmux_with_extended_keys_finds_only_the_prefix_in_the_defaults() -> None:
-    (prefix,) = analyse(_defaults(), TMUX_ON)
+def test_tmux_with_extended_keys_finds_only_the_prefix_and_ctrl_alt_in_the_defaults() -> None:
+    prefix, jump = analyse(_defaults(), TMUX_ON)
     assert (prefix.binding.key, prefix.binding.owner) == ("ctrl+b", "tui.editor.cursorLeft")
     assert (prefix.kind, prefix.proposal, prefix.already_bound) == ("collision", "left", True)
+    # tmux sends alt as a leading ESC even with extended keys: ctrl+alt+] is read as ctrl+].
+    assert (jump.binding.key, jump.reason) == ("ctrl+alt+]", "arrives as ctrl+]")
+
+
+def test_a_key_read_as_another_key_of_the_same_action_is_not_reported() -> None:
+    word_left = [Binding("alt+b", "tui.editor.cursorWordLeft", ("main",))]
+    assert [f.reason for f in analyse(word_left, LEGACY)] == [
+        "arrives as ctrl+left (legacy key encoding)"
+    ]
+    word_left.append(Binding("ctrl+left", "tui.editor.cursorWordLeft", ("main",)))
+    assert analyse(word_left, LEGACY) == []
     assert analyse(_defaults(), KITTY) == []
 
 
@@ -189,3 +211,51 @@ def test_terminal_replies() -> None:
     assert parse_replies(b"\x1b[?1u\x1b[?62;22c") == (True, None, True)
     assert parse_replies(b"\x1b[>4;2m\x1b[?1;2c") == (False, 2, True)
     assert parse_replies(b"\x1b[?6") == (False, None, False)
+
+
+# What a legacy (xterm-style) terminal sends for each key: the doctor's verdict must match what
+# the UI's own decoder (Textual's parser with our fix) makes of these bytes.
+LEGACY_BYTES = [
+    ("shift+enter", "\r"),
+    ("ctrl+enter", "\r"),
+    ("alt+enter", "\x1b\r"),
+    ("ctrl+j", "\n"),
+    ("ctrl+space", "\x00"),
+    ("ctrl+backspace", "\x08"),
+    ("alt+backspace", "\x1b\x7f"),
+    ("ctrl+shift+p", "\x10"),
+    ("ctrl+p", "\x10"),
+    ("ctrl+alt+g", "\x1b\x07"),
+    ("ctrl+]", "\x1d"),
+    ("ctrl+alt+]", "\x1b\x1d"),
+    ("alt+g", "\x1bg"),
+    ("alt+b", "\x1bb"),
+    ("alt+f", "\x1bf"),
+    ("shift+alt+g", "\x1bG"),
+    ("alt+1", "\x1b1"),
+    ("alt+-", "\x1b-"),
+    ("alt+tab", "\x1b\t"),
+    ("shift+tab", "\x1b[Z"),
+    ("ctrl+up", "\x1b[1;5A"),
+    ("ctrl+shift+up", "\x1b[1;6A"),
+    ("alt+up", "\x1b[1;3A"),
+    ("shift+f1", "\x1b[1;2P"),
+]
+
+
+@pytest.mark.parametrize(("key", "sent"), LEGACY_BYTES)
+def test_legacy_rules_match_the_decoder(key: str, sent: str) -> None:
+    import time
+
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    from knightcode._keys.textual_keys import install_modify_other_keys_fix, key_ids
+
+    install_modify_other_keys_fix()
+    parser = XTermParser()
+    messages = list(parser.feed(sent))
+    time.sleep(0.15)  # past the parser's wait for the rest of an escape sequence
+    messages += list(parser.tick())
+    read = [i for m in messages if isinstance(m, events.Key) for i in key_ids(m)]
+    assert (key in read) == (problem(key, LEGACY) is None), read

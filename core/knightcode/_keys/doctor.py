@@ -11,13 +11,14 @@ encoding ``shift+enter`` is a plain carriage return (``enter``) and ``ctrl+space
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from knightcode._keys.actions import ACTIONS, MAIN
-from knightcode._keys.syntax import Key, parse_key
+from knightcode._keys.syntax import Key, KeySyntaxError, parse_key
 
 if TYPE_CHECKING:
     from knightcode._keys.registry import KeyRegistry
@@ -72,6 +73,7 @@ class Terminal:
     :param tmux: running inside tmux
     :param tmux_extended_keys: tmux's ``extended-keys`` (``off``/``on``/``always``; None: unknown)
     :param tmux_prefixes: tmux's ``prefix``/``prefix2`` as key ids
+    :param tmux_extended_format: tmux's ``extended-keys-format`` (3.5+; None: older or unknown)
     :param screen: running inside GNU screen (which forwards no extended keys)
     :param screen_escape: screen's command key as a key id
     :param program: the terminal program when known (``vscode``, ``windows-terminal``, …)
@@ -81,6 +83,7 @@ class Terminal:
     tmux: bool = False
     tmux_extended_keys: str | None = None
     tmux_prefixes: tuple[str, ...] = ()
+    tmux_extended_format: str | None = None
     screen: bool = False
     screen_escape: str = "ctrl+a"
     program: str | None = None
@@ -134,7 +137,8 @@ def problem(
     collision = _collision(key_id, terminal)
     if collision is not None:
         return "collision", collision
-    reason = _undeliverable(parse_key(key_id), terminal.effective)
+    alt_prefix = terminal.tmux and not terminal.screen
+    reason = _undeliverable(parse_key(key_id), terminal.effective, alt_prefix=alt_prefix)
     if reason is not None:
         where = _where(terminal)
         return "undeliverable", f"{reason}{where}"
@@ -166,14 +170,18 @@ def _collision(key_id: str, terminal: Terminal) -> str | None:
     return None
 
 
-def _undeliverable(key: Key, encoding: Encoding) -> str | None:
-    """Why the terminal cannot send ``key`` in ``encoding`` (None: it can, or we cannot tell)."""
+def _undeliverable(key: Key, encoding: Encoding, *, alt_prefix: bool) -> str | None:
+    """Why the terminal cannot send ``key`` in ``encoding`` (None: it can, or we cannot tell).
+
+    :param alt_prefix: alt arrives as a leading ESC even though other modifiers are encoded (tmux
+        does so with extended keys on: a key with a legacy form keeps it)
+    """
     if encoding in ("kitty", "unknown"):
         return None
     if key.super:
         return "super reaches a program only through the Kitty keyboard protocol"
     if encoding == "modifyOtherKeys":
-        return None
+        return _alt_prefixed(key) if alt_prefix else None
     name = key.name
     if name == "enter" and (key.ctrl or key.shift):
         return "arrives as plain enter" if not key.alt else "arrives as alt+enter"
@@ -185,21 +193,46 @@ def _undeliverable(key: Key, encoding: Encoding) -> str | None:
         return "arrives as escape"
     if name == "space" and (key.ctrl or key.shift):
         return "arrives as ctrl+@" if key.ctrl else "arrives as space"
-    if name == "tab" and key.alt:
+    if len(name) == 1 and key.ctrl and key.shift:
+        letter = name in string.ascii_lowercase
+        return f"arrives as ctrl+{name}" if letter or name in _LEGACY_CTRL_SYMBOLS else _NO_FORM
+    if len(name) == 1 and key.ctrl and not key.alt and not _legacy_ctrl(name):
+        return _NO_FORM
+    if len(name) == 1 and key.shift and not key.ctrl and name not in string.ascii_lowercase:
+        return _SHIFTED
+    return _alt_prefixed(key)
+
+
+def _legacy_ctrl(name: str) -> bool:
+    """Whether ctrl+``name`` has a control character of its own."""
+    return name in string.ascii_lowercase or name in _LEGACY_CTRL_SYMBOLS
+
+
+def _alt_prefixed(key: Key) -> str | None:
+    """What becomes of an alt key sent as ESC + the key's legacy form, as Textual reads it."""
+    if not key.alt:
+        return None
+    name = key.name
+    if name == "tab":
         return "arrives as shift+tab"
     if len(name) != 1:
-        return None  # arrows, home/end, pages, function keys: xterm's CSI 1;mod forms
-    letter = name in string.ascii_lowercase
-    if key.ctrl and (key.shift or key.alt):
-        return f"arrives as ctrl+{name}" if letter or name in _LEGACY_CTRL_SYMBOLS else _NO_FORM
-    if key.ctrl and not letter and name not in _LEGACY_CTRL_SYMBOLS:
-        return _NO_FORM
-    if key.alt and not letter:
-        return "is not read with alt in legacy encoding (ESC and a symbol or digit)"
+        return None  # ESC + a CSI sequence: read with alt
+    if key.shift and not key.ctrl:
+        return None if name in string.ascii_lowercase else _SHIFTED
+    if key.ctrl:
+        return f"arrives as ctrl+{name}" if _legacy_ctrl(name) else _NO_FORM
+    if name in _ALT_AS_WORD_MOTION:
+        return f"arrives as {_ALT_AS_WORD_MOTION[name]}"
+    if name not in string.ascii_lowercase:
+        return "is not read with alt (ESC and a symbol or digit)"
     return None
 
 
+#: ESC b / ESC f are macOS's word motions; Textual reads them so.
+_ALT_AS_WORD_MOTION = {"b": "ctrl+left", "f": "ctrl+right"}
+
 _NO_FORM = "has no legacy form"
+_SHIFTED = "arrives as the shifted character"
 
 
 def _candidates(key: Key) -> list[str]:
@@ -226,11 +259,15 @@ def analyse(bindings: Sequence[Binding], terminal: Terminal) -> list[Finding]:
     A replacement is another key of the same action that works or was proposed for it already
     (``already_bound``: nothing to write for this one), else the
     first candidate that reaches knightcode and is free in every screen the action acts in
-    (not bound there, not proposed there for another action). Plugin shortcuts are reported
+    (not bound there, not proposed there for another action). A key that arrives as another key
+    of the same action (alt+b read as ctrl+left) is not reported. Plugin shortcuts are reported
     without a replacement: keybindings.json cannot move them.
     """
     working = [b for b in bindings if problem(b.key, terminal) is None]
     taken: set[tuple[str, str]] = {(b.key, c) for b in bindings for c in b.contexts}
+    keys_of: dict[str, set[str]] = {}
+    for b in bindings:
+        keys_of.setdefault(b.owner, set()).add(b.key)
     proposed: dict[str, str] = {}
     findings: list[Finding] = []
     for binding in bindings:
@@ -238,6 +275,8 @@ def analyse(bindings: Sequence[Binding], terminal: Terminal) -> list[Finding]:
         if found is None:
             continue
         kind, reason = found
+        if _arrives_as(reason) in keys_of.get(binding.owner, ()):
+            continue  # e.g. alt+b read as ctrl+left, which does the same
         if binding.is_plugin:
             findings.append(Finding(binding, kind, reason))
             continue
@@ -253,6 +292,20 @@ def analyse(bindings: Sequence[Binding], terminal: Terminal) -> list[Finding]:
             proposed[binding.owner] = proposal
         findings.append(Finding(binding, kind, reason, proposal))
     return findings
+
+
+def _arrives_as(reason: str) -> str | None:
+    """The key id a reason says the key arrives as (``arrives as ctrl+left …``), if any."""
+    match = _ARRIVES.match(reason)
+    if match is None:
+        return None
+    try:
+        return str(parse_key(match[1]))
+    except KeySyntaxError:
+        return None
+
+
+_ARRIVES = re.compile(r"arrives as (\S+)")
 
 
 def _free_candidate(

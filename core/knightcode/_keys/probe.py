@@ -90,17 +90,23 @@ def _tmux(*args: str, env: Mapping[str, str]) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _tmux_options(env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
-    """The ``extended-keys`` of tmux (a server option since 3.2) and its prefix keys."""
-    extended = _tmux("show-options", "-sv", "extended-keys", env=env)
-    if not extended:
-        extended = _tmux("show-options", "-gv", "extended-keys", env=env)
+def _tmux_server_option(name: str, env: Mapping[str, str]) -> str | None:
+    """A server option (``-s``), or the global one of the same name in builds that have it so."""
+    return _tmux("show-options", "-sv", name, env=env) or _tmux(
+        "show-options", "-gv", name, env=env
+    )
+
+
+def _tmux_options(env: Mapping[str, str]) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """The ``extended-keys`` of tmux (3.2+), its ``extended-keys-format`` (3.5+), its prefixes."""
+    extended = _tmux_server_option("extended-keys", env)
+    extended_format = _tmux_server_option("extended-keys-format", env)
     prefixes: list[str] = []
     for option in ("prefix", "prefix2"):
         key = tmux_key_id(_tmux("show-options", "-gv", option, env=env) or "None")
         if key is not None:
             prefixes.append(key)
-    return extended or None, tuple(prefixes)
+    return extended or None, extended_format or None, tuple(prefixes)
 
 
 def _program(env: Mapping[str, str]) -> str | None:
@@ -150,11 +156,12 @@ def query_terminal(fd_in: int, fd_out: int, timeout: float) -> tuple[Encoding, b
 def detect(env: Mapping[str, str], encoding: Encoding = "unknown") -> Terminal:
     """The :class:`Terminal` for ``env``; ``encoding`` is what the terminal answered."""
     tmux = bool(env.get("TMUX"))
-    extended, prefixes = _tmux_options(env) if tmux else (None, ())
+    extended, extended_format, prefixes = _tmux_options(env) if tmux else (None, None, ())
     return Terminal(
         encoding,
         tmux=tmux,
         tmux_extended_keys=extended,
+        tmux_extended_format=extended_format,
         tmux_prefixes=prefixes,
         screen=bool(env.get("STY")),
         program=_program(env),

@@ -26,7 +26,10 @@ def _terminal_lines(terminal: Terminal) -> list[str]:
     if terminal.tmux:
         extended = terminal.tmux_extended_keys or "unknown"
         prefixes = ", ".join(terminal.tmux_prefixes) or "none"
-        lines.append(f"  tmux: extended-keys {extended}; prefix {prefixes}")
+        shape = (
+            f" (format {terminal.tmux_extended_format})" if terminal.tmux_extended_format else ""
+        )
+        lines.append(f"  tmux: extended-keys {extended}{shape}; prefix {prefixes}")
     if terminal.screen:
         lines.append(f"  screen: yes (command key {terminal.screen_escape})")
     lines.append(f"  keys reach knightcode as: {terminal.effective}")
