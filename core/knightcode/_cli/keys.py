@@ -142,7 +142,7 @@ def _run(*, write: bool, echo: bool, encoding: Encoding, out: _Plain | _Raw) -> 
         if write or (isinstance(out, _Raw) and _confirm(out, f"Write them to {path}? [y/N] ")):
             _write_values(path, values)
             out.line(f"wrote {path}")
-        elif not write:
+        else:
             out.line("(knightcode keys doctor --write writes them)")
     if echo and isinstance(out, _Raw):
         _echo(out)
