@@ -9,7 +9,18 @@ from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("config", "install", "list", "mcp", "remove", "sandbox", "tools", "trust", "update")
+SUBCOMMANDS = (
+    "config",
+    "install",
+    "keys",
+    "list",
+    "mcp",
+    "remove",
+    "sandbox",
+    "tools",
+    "trust",
+    "update",
+)
 
 
 def _print_error(message: str) -> None:

@@ -3,6 +3,8 @@
 Everything that can be wrong in the user's file (an unknown action, a key not in the syntax, a
 value of the wrong type, a file that cannot be read) becomes a warning rather than an error: a
 typo in a key file must never keep the UI from starting, but the user has to learn about it.
+The rules are those of the published JSON Schema (``schemas/keybindings.schema.json``, see
+:mod:`knightcode._keys.schema`); ``tests/keys/test_schema.py`` checks that both agree.
 """
 
 from __future__ import annotations
@@ -140,6 +142,8 @@ class KeyRegistry:
         result: dict[str, tuple[str, ...]] = {}
         for action, value in (data or {}).items():
             if action == "$schema":
+                if not isinstance(value, str):
+                    self._file_warnings.append(f"{where}: $schema: {value!r} is not a string")
                 continue
             if action not in ACTIONS_BY_ID:
                 self._file_warnings.append(f"{where}: unknown action {action!r}, ignored")

@@ -155,6 +155,7 @@ class TmuxSession:
         height: int = 30,
         socket: str | os.PathLike[str] | None = None,
         terminal: str | None = None,
+        extended_keys: str = "on",
     ) -> TmuxSession:
         """Start a tmux server on a private socket running ``command`` in a ``width`` x ``height``
         pane.
@@ -167,6 +168,7 @@ class TmuxSession:
         :param socket: the socket path (default: ``tmux.sock`` in a new temporary folder, removed
             by :meth:`kill`)
         :param terminal: ``default-terminal`` (default: :func:`default_terminal`)
+        :param extended_keys: tmux's ``extended-keys`` (``on``, ``off`` or ``always``)
         :raises TmuxError: tmux is missing or would not start
         """
         tmux = shutil.which("tmux")
@@ -181,7 +183,7 @@ class TmuxSession:
         argv = [tmux, "-S", os.fspath(socket), "-f", "/dev/null", "start-server"]
         options = [
             ("-s", "escape-time", "0"),
-            ("-s", "extended-keys", "on"),
+            ("-s", "extended-keys", extended_keys),
             ("-g", "default-terminal", terminal or default_terminal()),
             ("-g", "default-shell", "/bin/sh"),
             ("-g", "history-limit", "50000"),

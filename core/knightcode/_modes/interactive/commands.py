@@ -70,6 +70,12 @@ async def _hotkeys(app: KnightcodeApp, args: str) -> None:
     app.transcript.add_renderable(Group(*parts))
 
 
+async def _keys(app: KnightcodeApp, args: str) -> None:
+    from knightcode._keys.keys_command import keys_report
+
+    app.transcript.add_renderable(await keys_report(app.registry))
+
+
 async def _name(app: KnightcodeApp, args: str) -> None:
     if not args:
         current = app.agent.session.session_name
@@ -255,6 +261,7 @@ BUILTIN_COMMANDS: dict[str, BuiltinCommand] = {
             _reload,
         ),
         BuiltinCommand("hotkeys", "List the keyboard shortcuts", _hotkeys),
+        BuiltinCommand("keys", "Which keys this terminal cannot send, and alternatives", _keys),
         BuiltinCommand("login", "Store an API key for a provider (or its own login)", _login),
         BuiltinCommand("logout", "Remove a stored API key", _logout),
         BuiltinCommand("changelog", "What changed in each version", _changelog),
