@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from rich.style import Style
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -246,12 +247,20 @@ class PromptEditor(TextArea, inherit_bindings=False):
         self._jump = None
         self.load_text("")
 
-    def border_level(self, level: str) -> None:
-        """Colour the border for the thinking ``level``: sets the class ``-thinking-<level>``."""
+    def border_level(self, level: str, style: Style | None = None) -> None:
+        """Colour the border for the thinking ``level``: sets the class ``-thinking-<level>``;
+        a theme's ``style`` (its ``thinking*`` token) wins over the class's colour.
+        """
         for known in self.classes:
             if known.startswith("-thinking-"):
                 self.remove_class(known)
         self.add_class(f"-thinking-{level}")
+        if style is not None and style.color is not None:
+            from textual.color import Color
+
+            colour = Color.from_rich_color(style.color)
+            self.styles.border_top = ("solid", colour)
+            self.styles.border_bottom = ("solid", colour)
 
     @property
     def completion_items(self) -> tuple[CompletionItem, ...]:
