@@ -110,6 +110,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         initial: Prompts | None = None,
         themes: AppThemes | None = None,
     ) -> None:
+        self.theme_state = themes or default_themes()  # before Textual asks for CSS variables
         super().__init__()
         self.agent = agent
         self.host = host
@@ -144,7 +145,6 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         from knightcode._modes.interactive.dialog_host import DialogHost
 
         self.dialogs = DialogHost(self)
-        self.theme_state = themes or default_themes()
 
     # --- layout -----------------------------------------------------------------------------
 
@@ -160,6 +160,12 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     @cursor_position.setter
     def cursor_position(self, position: Offset) -> None:
         pass  # see above: widgets may set it, the corner stays where it is
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables, with the colours the theme gives (see ``css_variables``)."""
+        from knightcode._modes.interactive.themes import css_variables
+
+        return {**super().get_css_variables(), **css_variables(self.theme_state.current)}
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
@@ -385,6 +391,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         """Draw everything again in the current theme (a switch, a preview, an edited file)."""
         self.reprint()
         self._dirty = True
+        self.refresh_css()
         self._update_footer()
 
     def _live_dirty(self) -> None:

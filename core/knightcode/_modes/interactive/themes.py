@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from knightcode._plugins.planning import LoadPlan
     from knightcode._resources.discovery import ResourceSet
 
-__all__ = ["AppThemes", "start_themes", "watch_theme_file"]
+__all__ = ["AppThemes", "css_variables", "default_themes", "start_themes", "watch_theme_file"]
 
 WATCH_DEBOUNCE_MS = 100
 
@@ -74,6 +74,21 @@ class AppThemes:
         if self.entry is None or self.entry.source == "builtin":
             return None
         return self.entry.path
+
+
+def css_variables(theme: Theme) -> dict[str, str]:
+    """Textual's colour variables the widgets' CSS uses, from ``theme``: ``$accent`` (dialog
+    borders: ``border``), ``$secondary`` (the editor's border without a thinking level:
+    ``borderMuted``) and ``$text-muted`` (status line, footer, completion notes: ``muted``).
+    A token set to ``""`` keeps Textual's own colour.
+    """
+    pairs = (("accent", theme.border), ("secondary", theme.border_muted),
+             ("text-muted", theme.muted))  # fmt: skip
+    found: dict[str, str] = {}
+    for variable, style in pairs:
+        if style.color is not None:
+            found[variable] = style.color.get_truecolor().hex
+    return found
 
 
 def default_themes() -> AppThemes:
