@@ -38,6 +38,19 @@ def wait_for_colour(
         time.sleep(0.05)
 
 
+def border_sgr(ui: TmuxSession, timeout: float = 5) -> str:
+    """The escape sequences before the editor's bottom border (its colour), once it is drawn."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = ui.capture(escapes=True).split("\n")
+        border = [line for line in lines if "─" * 20 in line]
+        if border:
+            return border[-1][: border[-1].index("─")]
+        if time.monotonic() > deadline:
+            raise AssertionError("no editor border on the screen:\n" + "\n".join(lines))
+        time.sleep(0.05)
+
+
 def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
     scripted: Scripted, launch: Launch
 ) -> None:
@@ -46,6 +59,7 @@ def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
     _ask(ui, "a question")
     ui.wait_for("an answer")
     wait_for_colour(ui, DARK_USER_BG)
+    dark_border = border_sgr(ui)
     _ask(ui, "/settings")
     ui.wait_for("Steering mode")
     for _ in range(10):  # down to "Theme" (the eleventh row)
@@ -65,6 +79,7 @@ def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
     ui.send_keys("Escape")  # close /settings: saved
     ui.wait_for("Saved theme = light")
     wait_for_colour(ui, LIGHT_USER_BG)
+    assert border_sgr(ui) != dark_border  # the editor's border: light's thinkingOff
     settings = json.loads((scripted.agent_dir / "settings.json").read_text())
     assert settings["theme"] == "light"
     assert settings["retry"] == {"baseDelayMs": 10}
