@@ -51,6 +51,18 @@ def border_sgr(ui: TmuxSession, timeout: float = 5) -> str:
         time.sleep(0.05)
 
 
+def line_sgr(ui: TmuxSession, marker: str, timeout: float = 5) -> str:
+    """The escape sequences before ``marker`` on the line that shows it (its colour)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for line in ui.capture(escapes=True).split("\n"):
+            if marker in line:
+                return line[: line.index(marker)]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{marker!r} is not on the screen")
+        time.sleep(0.05)
+
+
 def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
     scripted: Scripted, launch: Launch
 ) -> None:
@@ -67,9 +79,11 @@ def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
     ui.wait_for("→ Theme")
     ui.send_keys("Enter")  # the theme list
     ui.wait_for("(current)")
+    dark_accent = line_sgr(ui, "→ dark")
     ui.send_keys("Down")  # previews light
     wait_for_colour(ui, LIGHT_USER_BG)
     wait_for_colour(ui, DARK_USER_BG, present=False)
+    assert line_sgr(ui, "→ light") != dark_accent  # the dialog is drawn in the theme too
     ui.send_keys("Escape")  # cancel: dark again
     wait_for_colour(ui, DARK_USER_BG)
     ui.send_keys("Enter")
