@@ -3,6 +3,9 @@
 - ``load``: read, validate and build a user theme file (``load_theme_file`` + ``build_theme``),
   and discovery of ``--files`` theme files in ``<agent-dir>/themes/`` (names only: each is read
   when used). Medians of ``--runs`` runs.
+- ``start``: what start-up adds: a fresh interpreter importing the theme modules, listing the
+  themes (none of the user's) and building the built-in ``dark`` (the terminal's background
+  comes from ``COLORFGBG`` here; an OSC 11 query is one terminal round trip, at most 150 ms).
 - ``switch``: what ``/settings`` does on each move through the theme list: build the theme and
   render the whole transcript (``--messages`` user prompts and markdown answers with a code
   block) to terminal text at 100 columns, as the reprint into the scrollback does. Measured
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -53,6 +58,30 @@ def median_ms(work: Callable[[], object], runs: int) -> float:
     return statistics.median(samples)
 
 
+START = """
+import time
+started = time.perf_counter()
+from pathlib import Path
+from knightcode._themes.discovery import ThemeSources, discover_themes, select
+catalog = discover_themes(ThemeSources(Path("/nonexistent"), Path("/nonexistent")))
+select(catalog, "dark")
+print((time.perf_counter() - started) * 1000)
+"""
+
+
+def start_ms(runs: int) -> float:
+    """Median start-up cost of the themes, each run in a fresh interpreter (rich and the
+    render modules imported first, as the app has them already).
+    """
+    prelude = "import rich.style, rich.theme, knightcode._modes.interactive.render.theme\n"
+    samples = [
+        float(subprocess.run([sys.executable, "-c", prelude + START], capture_output=True,
+                             text=True, check=True).stdout)
+        for _ in range(max(5, runs // 3))
+    ]  # fmt: skip
+    return statistics.median(samples)
+
+
 def render_all(theme: Theme, messages: int) -> int:
     """The transcript drawn in ``theme``; returns the characters written."""
     options = RenderOptions(width=100, theme=theme)
@@ -82,6 +111,9 @@ def main() -> None:
         sources = ThemeSources(agent_dir, Path(temp))
         found = median_ms(lambda: discover_themes(sources), args.runs)
     print(f"load one theme file (read, validate, build): {load:.2f} ms")
+    print(
+        f"start-up (import, discover, build dark) in a fresh process: {start_ms(args.runs):.1f} ms"
+    )
     print(f"discover {args.files} theme files: {found:.2f} ms")
     dark, light = (build_theme(load_theme_file(builtin_path(n))) for n in ("dark", "light"))
     render_all(dark, 2)  # warm-up: lexers, markdown parser
