@@ -127,3 +127,20 @@ def test_an_invalid_theme_is_reported_by_its_token_and_the_default_is_used(
     _ask(ui, "a question")
     ui.wait_for("an answer")
     wait_for_colour(ui, DARK_USER_BG)
+
+
+def test_reload_finds_a_new_theme_and_applies_the_edited_setting(
+    scripted: Scripted, launch: Launch
+) -> None:
+    scripted.server.add(text_reply("an answer"))
+    ui = launch(**DARK_BACKGROUND)
+    _ask(ui, "a question")
+    ui.wait_for("an answer")
+    wait_for_colour(ui, DARK_USER_BG)
+    write_theme(scripted.agent_dir / "themes", valid_theme("added", userMessageBg="#203040"))
+    settings_path = scripted.agent_dir / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings_path.write_text(json.dumps({**settings, "theme": "added"}))
+    _ask(ui, "/reload")
+    ui.wait_for("Reloaded plugins")
+    wait_for_colour(ui, "48;2;32;48;64")

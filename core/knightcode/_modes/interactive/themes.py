@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from knightcode._plugins.planning import LoadPlan
     from knightcode._resources.discovery import ResourceSet
 
-__all__ = ["AppThemes", "css_variables", "default_themes", "start_themes", "watch_theme_file"]
+__all__ = [
+    "AppThemes",
+    "css_variables",
+    "default_themes",
+    "reload_themes",
+    "start_themes",
+    "watch_theme_file",
+]
 
 WATCH_DEBOUNCE_MS = 100
 
@@ -125,6 +132,35 @@ def start_themes(
     if selection.warning is not None:
         warnings.append(selection.warning)
     return AppThemes(catalog, selection, fallback), warnings
+
+
+def reload_themes(app: KnightcodeApp, resources: ResourceSet | None) -> list[str]:
+    """``/reload``: the themes found again (new files, settings ``themes``, packages, plugins)
+    and the theme read again: ``--theme`` stays, else setting ``theme`` (it may have
+    been edited), else the one in use; the warnings to show.
+    """
+    if app.plan is None or app.host.options is None:
+        return []
+    themes = app.theme_state
+    options = app.host.options
+    plugin_paths = resources.plugin_themes if resources is not None else []
+    sources = sources_for(
+        options.agent_dir, options.cwd, app.settings, trusted=app.plan.trust.trusted,
+        plugin_paths=plugin_paths,
+    )  # fmt: skip
+    themes.catalog = discover_themes(sources)
+    warnings = list(themes.catalog.warnings)
+    configured = app.settings.get("theme")
+    wanted = themes.name
+    if app.request is not None and app.request.theme:
+        wanted = app.request.theme
+    elif isinstance(configured, str) and configured:
+        wanted = configured
+    warning = themes.use(wanted)
+    if warning is not None:
+        warnings.append(warning)
+    app.restyle()
+    return warnings
 
 
 async def watch_theme_file(app: KnightcodeApp, stop: asyncio.Event) -> None:

@@ -45,8 +45,8 @@ __all__ = [
     "KeyedInput",
     "KeyedTextArea",
     "ListDialog",
-    "restyle",
     "ask",
+    "restyle",
     "scroll_info",
     "visible_window",
 ]
