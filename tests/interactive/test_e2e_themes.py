@@ -144,3 +144,19 @@ def test_reload_finds_a_new_theme_and_applies_the_edited_setting(
     _ask(ui, "/reload")
     ui.wait_for("Reloaded plugins")
     wait_for_colour(ui, "48;2;32;48;64")
+
+
+def test_the_editor_border_shows_bash_mode_in_the_themes_colour(launch: Launch) -> None:
+    ui = launch(**DARK_BACKGROUND)
+    normal = border_sgr(ui)
+    ui.send_text("!ls")
+    deadline = time.monotonic() + 5
+    while border_sgr(ui) == normal:
+        assert time.monotonic() < deadline, "the border did not change for a ! command"
+        time.sleep(0.05)
+    for _ in range(3):
+        ui.send_keys("BSpace")
+    deadline = time.monotonic() + 5
+    while border_sgr(ui) != normal:
+        assert time.monotonic() < deadline, "the border did not come back"
+        time.sleep(0.05)

@@ -594,7 +594,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self.spawn(self._sum_totals())
         self.query_one("#footer", Static).update(footer_text(self.agent, self._totals))
         level = self.agent.thinking_level
-        self.editor.border_level(level, self.theme_state.current.thinking_border(level))
+        theme = self.theme_state.current
+        self.editor.border_level(level, theme.thinking_border(level), theme.bash_mode)
 
     # --- input ------------------------------------------------------------------------------
 
