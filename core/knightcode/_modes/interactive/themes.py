@@ -186,8 +186,11 @@ async def _watch_one(app: KnightcodeApp, path: Path, stop: asyncio.Event) -> Non
     relay = asyncio.ensure_future(_first(stop.wait(), app.theme_state.changed.wait()))
     relay.add_done_callback(lambda _task: either.set())
     try:
+        # The folder, not the file: editors save by writing a new file and renaming it over
+        # the old one. Not recursive: a theme given by path may sit in a large folder.
         async for changes in awatch(
             path.parent,
+            recursive=False,
             stop_event=either,
             debounce=WATCH_DEBOUNCE_MS,
             watch_filter=lambda _change, changed: Path(changed) == path,
