@@ -63,14 +63,22 @@ def line_sgr(ui: TmuxSession, marker: str, timeout: float = 5) -> str:
         time.sleep(0.05)
 
 
-def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
-    scripted: Scripted, launch: Launch
-) -> None:
+def dark_session_with_a_message(scripted: Scripted, launch: Launch) -> TmuxSession:
+    """A session on a dark terminal, one question answered (its user message shows the
+    theme's ``userMessageBg``).
+    """
     scripted.server.add(text_reply("an answer"))
     ui = launch(**DARK_BACKGROUND)
     _ask(ui, "a question")
     ui.wait_for("an answer")
     wait_for_colour(ui, DARK_USER_BG)
+    return ui
+
+
+def test_settings_previews_the_theme_cancel_restores_and_choosing_saves_it(
+    scripted: Scripted, launch: Launch
+) -> None:
+    ui = dark_session_with_a_message(scripted, launch)
     dark_border = border_sgr(ui)
     _ask(ui, "/settings")
     ui.wait_for("Steering mode")
@@ -132,11 +140,7 @@ def test_an_invalid_theme_is_reported_by_its_token_and_the_default_is_used(
 def test_reload_finds_a_new_theme_and_applies_the_edited_setting(
     scripted: Scripted, launch: Launch
 ) -> None:
-    scripted.server.add(text_reply("an answer"))
-    ui = launch(**DARK_BACKGROUND)
-    _ask(ui, "a question")
-    ui.wait_for("an answer")
-    wait_for_colour(ui, DARK_USER_BG)
+    ui = dark_session_with_a_message(scripted, launch)
     write_theme(scripted.agent_dir / "themes", valid_theme("added", userMessageBg="#203040"))
     settings_path = scripted.agent_dir / "settings.json"
     settings = json.loads(settings_path.read_text())
