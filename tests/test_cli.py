@@ -185,6 +185,7 @@ def _params(**overrides: object) -> dict[str, object]:
         no_extensions=False,
         skill=(),
         no_skills=False,
+        theme=None,
     )
     base.update(overrides)
     return base

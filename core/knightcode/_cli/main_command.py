@@ -67,6 +67,8 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    theme: str | None = None
+    """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -202,6 +204,7 @@ def make_request(params: Params) -> RunRequest:
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        theme=_text(params, "theme"),
         plugin_flags=flags,
     )
 
@@ -270,6 +273,11 @@ def _options() -> list[click.Parameter]:
             ["--no-skills"],
             is_flag=True,
             help="Load no discovered skills (--skill paths still load).",
+        ),
+        click.Option(
+            ["--theme"],
+            metavar="NAME|PATH",
+            help="Use this theme (a theme's name or a theme file) for this run.",
         ),
         click.Option(
             ["--tools"],

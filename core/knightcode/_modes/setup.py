@@ -259,7 +259,11 @@ async def load_resources(
         cli_skills=request.skill_paths,
         no_skills=request.no_skills,
     )
-    return discover_resources(sources)
+    found_resources = discover_resources(sources)
+    found_resources.plugin_themes = [
+        ("plugin", cwd / path) for item in found for path in item.theme_paths
+    ]
+    return found_resources
 
 
 def placeholder_model() -> Model:

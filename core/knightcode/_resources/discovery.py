@@ -90,6 +90,9 @@ class ResourceSet:
     skills: list[Skill] = field(default_factory=list)
     templates: list[PromptTemplate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    plugin_themes: list[tuple[str, Path]] = field(default_factory=list)
+    """``(plugin, path)``: theme files or folders from ``resources_discover`` (the theme
+    catalog, :mod:`knightcode._themes.discovery`, reads them)."""
 
     def skill(self, name: str) -> Skill | None:
         """The skill called ``name``, or None."""

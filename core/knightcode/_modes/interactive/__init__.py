@@ -69,6 +69,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     registry = KeyRegistry(host.options.agent_dir)
     registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)
     files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
+    from knightcode._modes.interactive.themes import start_themes, watch_theme_file
+
+    themes, theme_warnings = start_themes(
+        request, plan, host.options.agent_dir, host.options.cwd, agent.resources
+    )
     header = build_header(agent, host, registry, files, list(host.warnings))
     host.warnings.clear()
     app = KnightcodeApp(
@@ -80,7 +85,10 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         request=request,
         resume_at_start=resume_at_start,
         initial=initial,
+        themes=themes,
     )
+    for warning in theme_warnings:  # shown after the header (also with quietStartup)
+        app.plugin_notice(warning, "warning")
     ui = InteractiveUI(app)
     if host.context is not None:
         host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
@@ -100,6 +108,7 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         loop.add_signal_handler(number, app.request_shutdown)
     stop_watching = asyncio.Event()
     watcher: asyncio.Task[None] | None = None
+    theme_watcher = asyncio.create_task(watch_theme_file(app, stop_watching))
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
         if plan.settings.model.auto_reload:
@@ -109,10 +118,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         status = await app.run_async(inline=True, mouse=False)
     finally:
         stop_watching.set()
-        if watcher is not None:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await watcher
+        for task in (watcher, theme_watcher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
         await host.hooks.session_shutdown(reason="quit", target_session_file=None)

@@ -32,6 +32,7 @@ from knightcode._modes.interactive.renderers import AppRenderers
 from knightcode._modes.interactive.scrollback import Scrollback
 from knightcode._modes.interactive.status import StatusArea
 from knightcode._modes.interactive.terminal import KeyboardModes
+from knightcode._modes.interactive.themes import default_themes
 from knightcode._modes.interactive.transcript import Item, Transcript
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from knightcode._modes.interactive.editor import PromptEditor
     from knightcode._modes.interactive.footer import Totals
     from knightcode._modes.interactive.render import RenderOptions
+    from knightcode._modes.interactive.themes import AppThemes
     from knightcode._modes.interactive.transcript import NoticeLevel
     from knightcode._plugins.context import NotifyLevel
     from knightcode._plugins.host import PluginHost
@@ -106,7 +108,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         request: RunRequest | None = None,
         resume_at_start: bool = False,
         initial: Prompts | None = None,
+        themes: AppThemes | None = None,
     ) -> None:
+        self.theme_state = themes or default_themes()  # before Textual asks for CSS variables
         super().__init__()
         self.agent = agent
         self.host = host
@@ -156,6 +160,12 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     @cursor_position.setter
     def cursor_position(self, position: Offset) -> None:
         pass  # see above: widgets may set it, the corner stays where it is
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables, with the colours the theme gives (see ``css_variables``)."""
+        from knightcode._modes.interactive.themes import css_variables
+
+        return {**super().get_css_variables(), **css_variables(self.theme_state.current)}
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
@@ -337,6 +347,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         keys = self.registry.keys_for("app.tools.expand")
         return RenderOptions(
             width=self.terminal_width(),
+            theme=self.theme_state.current,
             expand_tools=view.expand_tools,
             show_thinking=view.show_thinking,
             cwd=self.agent.cwd,
@@ -375,6 +386,13 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         """Print the whole transcript again (the view options or the width changed)."""
         rendered = [self._to_ansi(r) + "\n" for r in self.transcript.rendered_items()]
         self.scrollback.write("\n".join(rendered), reprint=True)
+
+    def restyle(self) -> None:
+        """Draw everything again in the current theme (a switch, a preview, an edited file)."""
+        self.reprint()
+        self._dirty = True
+        self.refresh_css()
+        self._update_footer()
 
     def _live_dirty(self) -> None:
         self._dirty = True  # the next tick re-renders; a delta costs nothing more
@@ -575,7 +593,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._summing = True
             self.spawn(self._sum_totals())
         self.query_one("#footer", Static).update(footer_text(self.agent, self._totals))
-        self.editor.border_level(self.agent.thinking_level)
+        level = self.agent.thinking_level
+        theme = self.theme_state.current
+        self.editor.border_level(level, theme.thinking_border(level), theme.bash_mode)
 
     # --- input ------------------------------------------------------------------------------
 

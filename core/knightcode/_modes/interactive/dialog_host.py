@@ -8,7 +8,7 @@ it (a plugin may ask from a hook while the user is in ``/model``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from textual import events
@@ -213,7 +213,10 @@ class DialogHost:
         instructions = await self.editor("Instructions for the summary")
         return None if instructions is None else (True, instructions)
 
-    async def settings(self) -> dict[str, SettingValue]:
+    async def settings(
+        self, on_change: Callable[[str, SettingValue], None] | None = None
+    ) -> dict[str, SettingValue]:
+        """``/settings``; ``on_change`` hears each change as it is made (a theme's preview)."""
         from knightcode._modes.interactive.dialogs.settings_dialog import (
             SettingsDialog,
             setting_rows,
@@ -221,6 +224,8 @@ class DialogHost:
         from knightcode._types.messages import THINKING_LEVELS
 
         levels = THINKING_LEVELS if self._app.agent.model.reasoning else ("off",)
-        rows = setting_rows(self._app.settings, levels)
-        changes = await self.show(SettingsDialog(rows, keys=self._app.registry))
+        themes = self._app.theme_state
+        rows = setting_rows(self._app.settings, levels, themes=themes.names, theme=themes.name)
+        dialog = SettingsDialog(rows, keys=self._app.registry, on_change=on_change)
+        changes = await self.show(dialog)
         return changes or {}

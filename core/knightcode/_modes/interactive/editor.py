@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from rich.style import Style
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -175,6 +176,9 @@ class PromptEditor(TextArea, inherit_bindings=False):
         self._last_before: Literal["kill", "yank"] | None = None
         self._yanked: tuple[Location, Location] = ((0, 0), (0, 0))
         self._jump: Direction | None = None
+        self._border_styles: tuple[Style | None, Style | None] = (None, None)
+        """The theme's thinking-level and bash-mode border colours (:meth:`border_level`)."""
+        self._bash_mode = False
         self._completion: Suggestions | None = None
         self._selected = 0
         self._forced = False
@@ -246,12 +250,37 @@ class PromptEditor(TextArea, inherit_bindings=False):
         self._jump = None
         self.load_text("")
 
-    def border_level(self, level: str) -> None:
-        """Colour the border for the thinking ``level``: sets the class ``-thinking-<level>``."""
+    def border_level(
+        self, level: str, style: Style | None = None, bash: Style | None = None
+    ) -> None:
+        """Colour the border for the thinking ``level``: sets the class ``-thinking-<level>``;
+        a theme's ``style`` (its ``thinking*`` token) wins over the class's colour, and while
+        the text is a ``!`` command the theme's ``bash`` colour (``bashMode``) shows instead.
+        """
         for known in self.classes:
             if known.startswith("-thinking-"):
                 self.remove_class(known)
         self.add_class(f"-thinking-{level}")
+        self._border_styles = (style, bash)
+        self._paint_border()
+
+    def _paint_border(self) -> None:
+        thinking, bash = self._border_styles
+        style = bash if bash is not None and self.text.startswith("!") else thinking
+        if style is None or style.color is None:
+            return
+        from textual.color import Color
+
+        colour = Color.from_rich_color(style.color)
+        self.styles.border_top = ("solid", colour)
+        self.styles.border_bottom = ("solid", colour)
+
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        """Bash mode shows in the border as soon as the text starts with ``!`` (and goes)."""
+        bash_mode = self.text.startswith("!")
+        if bash_mode != self._bash_mode:
+            self._bash_mode = bash_mode
+            self._paint_border()
 
     @property
     def completion_items(self) -> tuple[CompletionItem, ...]:

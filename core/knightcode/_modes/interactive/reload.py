@@ -49,6 +49,9 @@ async def reload_everything(app: KnightcodeApp) -> None:
         )
         warnings += resources.warnings
         app.agent.resources = resources
+        from knightcode._modes.interactive.themes import reload_themes
+
+        warnings += reload_themes(app, resources)
         prompt = with_agent_cwd(
             system_prompt(
                 app.request, app.agent.cwd, app.agent_dir, trusted, tools, warnings, resources

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from knightcode._modes.interactive.app import KnightcodeApp
     from knightcode._modes.interactive.dialogs.settings_dialog import SettingValue
 
-__all__ = ["apply_setting", "edit_settings"]
+__all__ = ["apply_setting", "edit_settings", "preview_setting"]
 
 
 async def apply_setting(app: KnightcodeApp, key: str, value: SettingValue) -> None:
@@ -29,16 +29,30 @@ async def apply_setting(app: KnightcodeApp, key: str, value: SettingValue) -> No
         app.agent.set_follow_up_mode("all" if value == "all" else "one-at-a-time")
     elif key == "compaction.enabled":
         app.agent.set_auto_compaction(bool(value))
+    elif key == "theme":
+        preview_setting(app, key, value)
     elif key == "hideThinkingBlock":
         app.transcript.options.show_thinking = not value
         app.reprint()
+
+
+def preview_setting(app: KnightcodeApp, key: str, value: SettingValue) -> None:
+    """A change shown at once, while ``/settings`` is open (the theme: everything is drawn
+    again in it; a theme that cannot be used says why).
+    """
+    if key != "theme" or str(value) == app.theme_state.name:
+        return
+    warning = app.theme_state.use(str(value))
+    app.restyle()
+    if warning is not None:
+        app.transcript.notice(warning, "warning")
 
 
 async def edit_settings(app: KnightcodeApp) -> None:
     from knightcode._config.edit_settings import set_setting
     from knightcode._errors import KnightcodeError
 
-    changes = await app.dialogs.settings()
+    changes = await app.dialogs.settings(lambda key, value: preview_setting(app, key, value))
     if not changes:
         return
     path = app.agent_dir / "settings.json"

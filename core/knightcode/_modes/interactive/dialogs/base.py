@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Generic, Literal, Protocol, TypeVar
 
 from rich.console import RenderableType
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -45,6 +46,7 @@ __all__ = [
     "KeyedTextArea",
     "ListDialog",
     "ask",
+    "restyle",
     "scroll_info",
     "visible_window",
 ]
@@ -61,6 +63,22 @@ ERROR = "red"
 
 MAX_VISIBLE = 10
 """Rows a list shows at once: the dialog must stay small in the inline region."""
+
+
+def restyle(renderable: RenderableType, styles: Mapping[str, Style]) -> RenderableType:
+    """``renderable`` (when it is a ``Text``) with each style named in ``styles`` replaced: the
+    dialogs write the constants above, the theme gives their colours.
+    """
+    if not styles or not isinstance(renderable, Text):
+        return renderable
+
+    def swap(style: str | Style) -> str | Style:
+        return styles.get(style, style) if isinstance(style, str) else style
+
+    text = renderable.copy()
+    text.style = swap(text.style)
+    text.spans = [Span(span.start, span.end, swap(span.style)) for span in text.spans]
+    return text
 
 
 def visible_window(selected: int, count: int, size: int = MAX_VISIBLE) -> range:
@@ -223,16 +241,35 @@ class Dialog(Widget, Generic[T]):
         """The key hint line under the body."""
         return ""
 
+    def theme_styles(self) -> dict[str, Style]:
+        """The app theme's colours for this module's style constants (none outside the app:
+        the constants' own colours then).
+        """
+        from knightcode._modes.interactive.app import KnightcodeApp
+
+        if not isinstance(self.app, KnightcodeApp):
+            return {}
+        theme = self.app.theme_state.current
+        return {
+            ACCENT: theme.accent + Style(bold=True),
+            MUTED: theme.muted,
+            DIM: theme.dim,
+            SUCCESS: theme.success,
+            WARNING: theme.warning,
+            ERROR: theme.error,
+        }
+
     def refresh_view(self) -> None:
-        """Re-render title, body and hint from the dialog's state."""
+        """Re-render title, body and hint from the dialog's state (in the theme's colours)."""
         title = Text(self.title_text, style="bold")
         remaining = self.seconds_left
         if remaining is not None:
             title.append(f" ({remaining}s)", style=WARNING)
-        self._title.update(title)
-        self._body.update(self.render_body())
+        styles = self.theme_styles()
+        self._title.update(restyle(title, styles))
+        self._body.update(restyle(self.render_body(), styles))
         hint = self.hint_text()
-        self._hint.update(Text(hint, style=DIM))
+        self._hint.update(restyle(Text(hint, style=DIM), styles))
         self._hint.display = bool(hint)
 
     def on_mount(self) -> None:

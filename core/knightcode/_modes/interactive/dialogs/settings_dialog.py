@@ -15,13 +15,22 @@ from rich.text import Text
 
 from knightcode._config.loading import Settings
 from knightcode._keys.registry import KeyRegistry
-from knightcode._modes.interactive.dialogs.base import ACCENT, MUTED, WARNING, ListDialog
+from knightcode._modes.interactive.dialogs.base import (
+    ACCENT,
+    MUTED,
+    WARNING,
+    ListDialog,
+    visible_window,
+)
 
 __all__ = ["SettingRow", "SettingValue", "SettingsDialog", "setting_rows"]
 
 SettingValue = str | bool | int
 
 _FLAG: tuple[SettingValue, ...] = (True, False)
+THEME_DESCRIPTION = "Colours of the transcript, editor and footer (enter: pick with a preview)"
+PICKED = frozenset({"theme"})
+"""Rows whose confirm opens their values as a list: moving previews, esc restores."""
 _DELIVERY: tuple[SettingValue, ...] = ("one-at-a-time", "all")
 
 
@@ -90,10 +99,17 @@ _ROWS: tuple[tuple[str, str, str, SettingValue, tuple[SettingValue, ...] | None]
 
 
 def setting_rows(
-    settings: Settings, thinking_levels: Sequence[str] = ("off", "low", "medium", "high")
+    settings: Settings,
+    thinking_levels: Sequence[str] = ("off", "low", "medium", "high"),
+    *,
+    themes: Sequence[str] = (),
+    theme: str = "dark",
 ) -> list[SettingRow]:
     """The rows for ``settings``' current values (a missing or invalid value shows the
     default).
+
+    :param themes: the theme names to choose from (no ``Theme`` row without them)
+    :param theme: the theme in use (setting ``theme`` may be unset: the terminal chose)
     """
     rows: list[SettingRow] = []
     for key, label, description, default, values in _ROWS:
@@ -104,6 +120,9 @@ def setting_rows(
         if value not in allowed:
             allowed = (value, *allowed)
         rows.append(SettingRow(key, label, description, value, allowed))
+        if key == "hideThinkingBlock" and themes:  # the reference's place for it
+            names = tuple(themes) if theme in themes else (theme, *themes)
+            rows.append(SettingRow("theme", "Theme", THEME_DESCRIPTION, theme, names))
     return rows
 
 
@@ -128,6 +147,9 @@ class SettingsDialog(ListDialog[SettingRow, dict[str, SettingValue]]):
         self._initial = {row.key: row.value for row in rows}
         self._on_change = on_change
         self._label_width = max((len(row.label) for row in rows), default=0)
+        self._picking: SettingRow | None = None
+        """The row whose values are listed (:data:`PICKED`), while they are."""
+        self._pick_index = 0
 
     @property
     def changes(self) -> dict[str, SettingValue]:
@@ -142,7 +164,9 @@ class SettingsDialog(ListDialog[SettingRow, dict[str, SettingValue]]):
         return row
 
     def render_body(self) -> Text:
-        """The list and the selected setting's description."""
+        """The list and the selected setting's description (or a picked row's values)."""
+        if self._picking is not None:
+            return self._render_pick(self._picking)
         body = Text("\n").join(self.render_rows())
         if self.current is not None:
             body.append("\n\n  " + self.current.description, style=MUTED)
@@ -150,7 +174,43 @@ class SettingsDialog(ListDialog[SettingRow, dict[str, SettingValue]]):
 
     def hint_text(self) -> str:
         """The keys."""
+        if self._picking is not None:
+            return "↑↓ preview · enter choose · esc cancel"
         return "enter/→ next value · ← previous value · esc close"
+
+    def _render_pick(self, row: SettingRow) -> Text:
+        lines = [Text(f"  {row.label}", style=MUTED)]
+        for index in visible_window(self._pick_index, len(row.values), self.max_visible):
+            selected = index == self._pick_index
+            line = Text("→ " if selected else "  ", style=ACCENT if selected else "")
+            line.append(format_value(row.values[index]), style=ACCENT if selected else "")
+            if row.values[index] == row.value:
+                line.append("  (current)", style=MUTED)
+            lines.append(line)
+        return Text("\n").join(lines)
+
+    def _preview(self, row: SettingRow, value: SettingValue) -> None:
+        if self._on_change is not None:
+            self._on_change(row.key, value)
+
+    def _perform_pick(self, row: SettingRow, action: str) -> None:
+        """Keys while a row's values are listed: move (previewing), choose, or cancel
+        (the value before restored).
+        """
+        count = len(row.values)
+        if action in ("tui.select.up", "tui.select.down"):
+            self._pick_index = (
+                self._pick_index + (1 if action == "tui.select.down" else -1)
+            ) % count
+            self._preview(row, row.values[self._pick_index])
+        elif action == "tui.select.confirm":
+            chosen = replace(row, value=row.values[self._pick_index])
+            self.items[self.items.index(row)] = chosen
+            self.shown = list(self.items)
+            self._picking = None
+        elif action == "tui.select.cancel":
+            self._preview(row, row.value)
+            self._picking = None
 
     def _cycle(self, row: SettingRow, delta: int) -> None:
         index = row.values.index(row.value) if row.value in row.values else -1
@@ -163,6 +223,9 @@ class SettingsDialog(ListDialog[SettingRow, dict[str, SettingValue]]):
 
     async def perform(self, action: str) -> bool:
         """Left/right cycle values; closing resolves the changes."""
+        if self._picking is not None:
+            self._perform_pick(self._picking, action)
+            return True
         row = self.current
         if action in ("tui.select.left", "tui.select.right") and row is not None:
             self._cycle(row, -1 if action == "tui.select.left" else 1)
@@ -173,5 +236,9 @@ class SettingsDialog(ListDialog[SettingRow, dict[str, SettingValue]]):
         return await super().perform(action)
 
     async def confirm(self, item: SettingRow) -> None:
-        """Next value."""
+        """Next value; a :data:`PICKED` row lists its values instead."""
+        if item.key in PICKED:
+            self._picking = item
+            self._pick_index = item.values.index(item.value) if item.value in item.values else 0
+            return
         self._cycle(item, 1)

@@ -15,6 +15,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from rich.theme import Theme as RichStyles
 
 from knightcode._modes.interactive.render.ansi import is_blank
 from knightcode._modes.interactive.render.options import RenderOptions
@@ -74,11 +75,17 @@ class Trimmed:
     the transcript alone decides the spacing between items.
     """
 
-    def __init__(self, inner: RenderableType) -> None:
+    def __init__(self, inner: RenderableType, styles: RichStyles | None = None) -> None:
         self.inner = inner
+        self.styles = styles
+        """Named styles (the theme's ``markdown.*``) in force while ``inner`` renders."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.inner, options, pad=False)
+        if self.styles is None:
+            lines = console.render_lines(self.inner, options, pad=False)
+        else:
+            with console.use_theme(self.styles):
+                lines = console.render_lines(self.inner, options, pad=False)
         start, end = 0, len(lines)
         while start < end and is_blank(lines[start]):
             start += 1

@@ -9,7 +9,7 @@ result as one block.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, cast
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -84,7 +84,10 @@ def render_assistant_text(text: str, o: RenderOptions) -> RenderableType:
 
 
 def _markdown(text: str, style: Style, o: RenderOptions) -> RenderableType:
-    return Trimmed(Markdown(text, code_theme=o.theme.code_theme, style=style, hyperlinks=False))
+    # rich types ``code_theme`` as a name, but hands it to Syntax, which takes a theme object.
+    code_theme = cast("str", o.theme.code_theme)
+    markdown = Markdown(text, code_theme=code_theme, style=style, hyperlinks=False)
+    return Trimmed(markdown, o.theme.markdown)
 
 
 def _thinking_summary(thinking: str) -> str:

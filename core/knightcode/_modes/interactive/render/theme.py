@@ -1,7 +1,8 @@
-"""The colours of the transcript: one rich style per role, a dark and a light set.
+"""The colours of the transcript: one rich style per role.
 
-A plain frozen dataclass on purpose: theme files (a later issue) will build one from a mapping of
-role names to colours, and every renderer reads its styles from here, never a literal colour.
+A plain frozen dataclass: :mod:`knightcode._themes` builds one from a theme file's colour tokens
+(the built-in ``dark`` and ``light`` are theme files too), and every renderer reads its styles
+from here, never a literal colour.
 Tool blocks and ``!`` commands are marked by a coloured gutter rather than a background fill, so
 lines written into the terminal's scrollback carry no trailing padding and reflow cleanly when the
 terminal is resized; the user message is the one block with a background.
@@ -9,16 +10,23 @@ terminal is resized; the user message is the one block with a background.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from rich.style import Style
+from rich.theme import Theme as RichStyles
 
 from knightcode._types.messages import ThinkingLevel
 
-__all__ = ["DARK", "LIGHT", "Theme"]
+if TYPE_CHECKING:
+    from rich.syntax import SyntaxTheme
+
+__all__ = ["DARK", "LIGHT", "Theme"]  # noqa: F822 - DARK and LIGHT: see __getattr__
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: one object per loaded file
 class Theme:
     """Rich styles for every role the transcript, the editor border and the footer show."""
 
@@ -51,8 +59,15 @@ class Theme:
     custom_text: Style
     summary: Style
     """Gutter and label of compaction and branch summaries."""
-    code_theme: str
-    """Pygments style for code blocks, written files and read output."""
+    syntax: Mapping[tuple[str, ...], Style]
+    """Pygments token types (``("Name", "Function")``) to styles: the ``syntax*`` tokens."""
+    markdown: RichStyles
+    """rich's ``markdown.*`` styles for assistant text (the ``md*`` tokens)."""
+    border: Style
+    border_accent: Style
+    border_muted: Style
+    selected: Style
+    """The selected row of a list (``selectedBg``)."""
     thinking_off: Style
     thinking_minimal: Style
     thinking_low: Style
@@ -60,6 +75,15 @@ class Theme:
     thinking_high: Style
     thinking_xhigh: Style
     thinking_max: Style
+
+    @cached_property
+    def code_theme(self) -> SyntaxTheme:
+        """Syntax colours for code blocks, written files and read output (built on first use:
+        rich's syntax module loads pygments, which the first frame does not need).
+        """
+        from rich.syntax import ANSISyntaxTheme
+
+        return ANSISyntaxTheme(dict(self.syntax))
 
     def thinking_border(self, level: ThinkingLevel) -> Style:
         """The editor border style that shows ``level``."""
@@ -74,78 +98,10 @@ class Theme:
         }[level]
 
 
-def _s(definition: str) -> Style:
-    return Style.parse(definition)
+def __getattr__(name: str) -> Theme:
+    """``DARK`` and ``LIGHT``: the built-in theme files, read on first use."""
+    if name in ("DARK", "LIGHT"):
+        from knightcode._themes.builtin import builtin_theme
 
-
-DARK = Theme(
-    name="dark",
-    text=_s("none"),
-    muted=_s("#8a8f98"),
-    dim=_s("#5c6370"),
-    accent=_s("#5fafd7"),
-    error=_s("#ef5f5f"),
-    warning=_s("#e5c07b"),
-    success=_s("#87c38a"),
-    user_message=_s("#e6e6e6 on #2b2f36"),
-    assistant_text=_s("none"),
-    thinking_text=_s("italic #8a8f98"),
-    tool_title=_s("bold #d7d7d7"),
-    tool_output=_s("#b4b9c2"),
-    tool_pending=_s("#5c6370"),
-    tool_success=_s("#5f9f6f"),
-    tool_error=_s("#d75f5f"),
-    diff_added=_s("#87c38a"),
-    diff_removed=_s("#ef7f7f"),
-    diff_context=_s("#7a808a"),
-    diff_changed_word=_s("reverse"),
-    bash_mode=_s("#d7af5f"),
-    custom_label=_s("bold #af87d7"),
-    custom_text=_s("#c8c8d0"),
-    summary=_s("#8787d7"),
-    code_theme="monokai",
-    thinking_off=_s("#4b5058"),
-    thinking_minimal=_s("#5f6f87"),
-    thinking_low=_s("#5f87af"),
-    thinking_medium=_s("#5fafd7"),
-    thinking_high=_s("#af87d7"),
-    thinking_xhigh=_s("#d75fd7"),
-    thinking_max=_s("#ff5faf"),
-)
-"""The default theme, for dark terminal backgrounds."""
-
-LIGHT = Theme(
-    name="light",
-    text=_s("none"),
-    muted=_s("#6a6f78"),
-    dim=_s("#9aa0a8"),
-    accent=_s("#005f87"),
-    error=_s("#c00000"),
-    warning=_s("#8a6100"),
-    success=_s("#2e7d32"),
-    user_message=_s("#1e1e1e on #e8ebf0"),
-    assistant_text=_s("none"),
-    thinking_text=_s("italic #6a6f78"),
-    tool_title=_s("bold #202020"),
-    tool_output=_s("#404650"),
-    tool_pending=_s("#a0a6ae"),
-    tool_success=_s("#4c9a5a"),
-    tool_error=_s("#c03030"),
-    diff_added=_s("#1f7a32"),
-    diff_removed=_s("#b01e1e"),
-    diff_context=_s("#70757d"),
-    diff_changed_word=_s("reverse"),
-    bash_mode=_s("#9a6a00"),
-    custom_label=_s("bold #6a3fa0"),
-    custom_text=_s("#3a3a48"),
-    summary=_s("#5050a0"),
-    code_theme="friendly",
-    thinking_off=_s("#c0c4ca"),
-    thinking_minimal=_s("#8fa0b8"),
-    thinking_low=_s("#4f7fa8"),
-    thinking_medium=_s("#005f87"),
-    thinking_high=_s("#7040a8"),
-    thinking_xhigh=_s("#a8309a"),
-    thinking_max=_s("#c0205a"),
-)
-"""For light terminal backgrounds."""
+        return builtin_theme(name.lower())
+    raise AttributeError(name)
