@@ -67,6 +67,8 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    fullscreen: bool = False
+    """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -202,6 +204,7 @@ def make_request(params: Params) -> RunRequest:
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        fullscreen=bool(params.get("fullscreen")),
         plugin_flags=flags,
     )
 
@@ -241,6 +244,11 @@ def _options() -> list[click.Parameter]:
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
         ),
         click.Option(["--no-session"], is_flag=True, help="Keep nothing on disk for this run."),
+        click.Option(
+            ["--fullscreen"],
+            is_flag=True,
+            help="Interactive mode in the alternate screen, with its own scrolling transcript.",
+        ),
         click.Option(
             ["-c", "--continue", "continue_recent"],
             is_flag=True,

@@ -14,6 +14,7 @@ from knightcode._errors import UsageError
 
 if TYPE_CHECKING:
     from knightcode._cli.main_command import RunRequest
+    from knightcode._modes.interactive.app import KnightcodeApp
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
     from knightcode._session.notices import SessionNotice
@@ -71,6 +72,7 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
     header = build_header(agent, host, registry, files, list(host.warnings))
     host.warnings.clear()
+    fullscreen = request.fullscreen or plan.settings.model.fullscreen
     app = KnightcodeApp(
         agent,
         host,
@@ -80,10 +82,8 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         request=request,
         resume_at_start=resume_at_start,
         initial=initial,
+        fullscreen=fullscreen,
     )
-    ui = InteractiveUI(app)
-    if host.context is not None:
-        host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
 
     def deliver(notice: SessionNotice) -> None:
         # In the transcript while the UI runs (stderr is the UI's canvas then), else on stderr.
@@ -92,27 +92,35 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         else:
             print(notice.line, file=sys.stderr, flush=True)
 
+    def shutdown() -> None:
+        app.request_shutdown()  # the app running now (a mode switch replaces it)
+
     agent.session.set_notice_listener(deliver)
     loop = asyncio.get_running_loop()
     for number in STOP_SIGNALS:
         # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
         # session synced, the terminal given back.
-        loop.add_signal_handler(number, app.request_shutdown)
-    stop_watching = asyncio.Event()
-    watcher: asyncio.Task[None] | None = None
+        loop.add_signal_handler(number, shutdown)
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
-        if plan.settings.model.auto_reload:
-            from knightcode._modes.interactive.watcher import watch_and_reload
-
-            watcher = asyncio.create_task(watch_and_reload(app, stop_watching))
-        status = await app.run_async(inline=True, mouse=False)
+        while True:
+            if host.context is not None:
+                host.context.bind_ui(InteractiveUI(app), has_ui=True, shutdown=shutdown)
+            status = await _run_app(app, plan.settings.model.auto_reload)
+            if not app.switching or app.return_code:
+                break
+            # /fullscreen: the same session in a new app of the other mode (see .fullscreen).
+            app = KnightcodeApp(
+                agent,
+                host,
+                registry,
+                app.header,
+                plan=plan,
+                request=request,
+                fullscreen=not app.fullscreen,
+                carry=app.carry(),
+            )
     finally:
-        stop_watching.set()
-        if watcher is not None:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await watcher
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
         await host.hooks.session_shutdown(reason="quit", target_session_file=None)
@@ -123,3 +131,23 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     if app.return_code:
         return app.return_code  # the UI itself failed; Textual printed why
     return status if isinstance(status, int) else app.exit_status
+
+
+async def _run_app(app: KnightcodeApp, auto_reload: bool) -> int | None:
+    """Run ``app`` until it exits (inline, or fullscreen with the mouse), watching the files
+    ``autoReload`` watches meanwhile.
+    """
+    stop_watching = asyncio.Event()
+    watcher: asyncio.Task[None] | None = None
+    if auto_reload:
+        from knightcode._modes.interactive.watcher import watch_and_reload
+
+        watcher = asyncio.create_task(watch_and_reload(app, stop_watching))
+    try:
+        return await app.run_async(inline=not app.fullscreen, mouse=app.fullscreen)
+    finally:
+        stop_watching.set()
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
