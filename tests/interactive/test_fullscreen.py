@@ -17,16 +17,36 @@ pytestmark = requires_tmux
 
 
 def _open(scripted: Scripted, launch: Launch, exchanges: int, *args: str) -> TmuxSession:
+    """Start fullscreen on a session of ``exchanges`` exchanges; returns once the screen is
+    still (the footer's totals arrive a moment after the first frame).
+    """
     path = write_conversation(scripted.project / "long.jsonl", scripted.project, exchanges)
-    return launch("--fullscreen", "--session", str(path), *args)
+    ui = launch("--fullscreen", "--session", str(path), *args)
+    ui.wait_for(f"answer {exchanges - 1:04d} line 2")
+    _settled(ui)
+    return ui
 
 
-def _questions(screen: str) -> list[int]:
-    return [int(n) for n in re.findall(r"question (\d{4})", screen)]
+def _settled(ui: TmuxSession) -> str:
+    import time
+
+    screen = ui.capture()
+    while True:
+        time.sleep(0.15)
+        now = ui.capture()
+        if now == screen:
+            return now
+        screen = now
 
 
-def _answers(screen: str) -> list[int]:
-    return [int(n) for n in re.findall(r"answer (\d{4}) line", screen)]
+def _questions(screen: str | list[str]) -> list[int]:
+    text = screen if isinstance(screen, str) else "\n".join(screen)
+    return [int(n) for n in re.findall(r"question (\d{4})", text)]
+
+
+def _answers(screen: str | list[str]) -> list[int]:
+    text = screen if isinstance(screen, str) else "\n".join(screen)
+    return [int(n) for n in re.findall(r"answer (\d{4}) line", text)]
 
 
 def test_fullscreen_opens_at_the_end_of_the_whole_session(
@@ -36,3 +56,108 @@ def test_fullscreen_opens_at_the_end_of_the_whole_session(
     ui.wait_for("answer 0299 line 2")
     print(ui.capture())
     assert "earlier messages are not shown" not in ui.capture()  # all of it is there
+
+
+def _pane(ui: TmuxSession) -> list[str]:
+    """The transcript's rows: the screen above the editor's top border."""
+    lines = ui.capture().split("\n")
+    border = next(n for n, line in enumerate(lines) if line.startswith("─────"))
+    return lines[:border]
+
+
+def _after(ui: TmuxSession, keys: str, before: list[str]) -> list[str]:
+    """Press ``keys`` and return the pane once it changed."""
+    ui.send_keys(keys)
+    import time
+
+    deadline = time.monotonic() + 5
+    while (now := _pane(ui)) == before:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{keys} did not move the transcript:\n" + "\n".join(now))
+        time.sleep(0.02)
+    time.sleep(0.05)  # the frame is complete
+    return _pane(ui)
+
+
+KEYS = {
+    "tui.altScreen.halfPageUp": "alt+u",
+    "tui.altScreen.halfPageDown": "alt+d",
+    "tui.altScreen.lineUp": "alt+k",
+    "tui.altScreen.lineDown": "alt+j",
+}
+
+
+def test_every_scroll_action_moves_the_transcript_by_its_amount(
+    scripted: Scripted, launch: Launch
+) -> None:
+    import json
+
+    # The half-page and line actions have no default key: bound here (keybindings.json).
+    (scripted.agent_dir / "keybindings.json").write_text(json.dumps(KEYS))
+    ui = _open(scripted, launch, 300)
+    ui.wait_for("answer 0299 line 2")
+    end = _pane(ui)
+    height = len(end)
+    assert _answers(end)[-1] == 299
+
+    up = _after(ui, "PageUp", end)  # a page less one row: the old top row is now the bottom
+    assert up[-1] == end[0] and up != end
+    down = _after(ui, "PageDown", up)
+    assert down == end
+    half = _after(ui, "M-u", end)
+    assert half[height // 2 :] == end[: height - height // 2]
+    assert _after(ui, "M-d", half) == end
+    line = _after(ui, "M-k", end)
+    assert line[1:] == end[:-1]
+    assert _after(ui, "M-j", line) == end
+
+    top = _after(ui, "C-Home", end)
+    assert _questions(top)[0] == 0 and "knightcode" in "\n".join(top[:3]).lower()
+    below = _after(ui, "M-j", top)
+    assert below[:-1] == top[1:]
+    bottom = _after(ui, "C-End", below)
+    assert bottom == end
+
+
+def test_prompt_jumps_go_from_user_message_to_user_message(
+    scripted: Scripted, launch: Launch
+) -> None:
+    ui = _open(scripted, launch, 300)
+    ui.wait_for("answer 0299 line 2")
+    end = _pane(ui)
+    first_shown = _questions(end)[0]
+    # The previous prompt above the top of the view comes to the top of the pane.
+    jumped = _after(ui, "C-S-Up", end)
+    assert _questions(jumped)[0] == first_shown - 1
+    again = _after(ui, "C-S-Up", jumped)
+    assert _questions(again)[0] == first_shown - 2
+    forward = _after(ui, "C-S-Down", again)
+    assert _questions(forward)[0] == first_shown - 1
+    ui.send_keys("C-Home")
+    ui.wait_for("question 0000")
+    top = _pane(ui)  # the start-up header first, then question 0
+    first = _after(ui, "C-S-Down", top)  # the first prompt below the top row comes to the top
+    assert first[0].strip() == "question 0000" or first[1].strip() == "question 0000"
+    assert _questions(_after(ui, "C-S-Down", first))[0] == 1
+
+
+def test_a_rebound_altscreen_action_uses_the_new_key_only(
+    scripted: Scripted, launch: Launch
+) -> None:
+    import json
+
+    (scripted.agent_dir / "keybindings.json").write_text(
+        json.dumps({"tui.altScreen.pageUp": "alt+p"})
+    )
+    ui = _open(scripted, launch, 300)
+    ui.wait_for("answer 0299 line 2")
+    end = _pane(ui)
+    up = _after(ui, "M-p", end)
+    assert up[-1] == end[0]
+    ui.send_keys("C-End")
+    ui.wait_for("answer 0299 line 2")
+    ui.send_keys("PageUp")  # no longer the transcript's: the pane stays where it is
+    import time
+
+    time.sleep(0.3)
+    assert _pane(ui) == end
