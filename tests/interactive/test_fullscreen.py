@@ -10,7 +10,7 @@ import re
 
 from knightcode.testing import TmuxSession
 from tests.agent.conftest import Scripted
-from tests.interactive.conftest import Launch, requires_tmux
+from tests.interactive.conftest import READY, Launch, requires_tmux
 from tests.interactive.conversation import write_conversation
 
 pytestmark = requires_tmux
@@ -161,3 +161,104 @@ def test_a_rebound_altscreen_action_uses_the_new_key_only(
 
     time.sleep(0.3)
     assert _pane(ui) == end
+
+
+def _highlighted(ui: TmuxSession, text: str) -> bool:
+    """Whether ``text`` is drawn on a search highlight's background (yellow, or orange for the
+    selected match) — the escape sequences right before it say so.
+    """
+    for found in re.finditer(r"((?:\x1b\[[0-9;]*m)+)" + re.escape(text), ui.capture(escapes=True)):
+        codes = re.findall(r"\x1b\[([0-9;]*)m", found.group(1))
+        if any(re.search(r"(^|;)(43|48;5;208|48;5;3)(;|$)", code) for code in codes):
+            return True
+    return False
+
+
+def _wait_alternate(ui: TmuxSession, on: bool) -> None:
+    """Wait until the terminal is in (or out of) the alternate screen."""
+    import time
+
+    deadline = time.monotonic() + 10
+    want = "1" if on else "0"
+    while ui.tmux("display-message", "-p", "-t", "main", "#{alternate_on}").strip() != want:
+        assert time.monotonic() < deadline, ui.capture()
+        time.sleep(0.05)
+
+
+def _counter(ui: TmuxSession) -> tuple[int, int]:
+    """The search bar's ``current/total``."""
+    found = re.search(r"Search: .*?(\d+)/(\d+)", ui.capture())
+    assert found is not None, ui.capture()
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_search_a_thousand_message_transcript_with_next_previous_and_close(
+    scripted: Scripted, launch: Launch
+) -> None:
+    ui = _open(scripted, launch, 500)  # 1,000 messages
+    ui.send_keys("C-S-f")  # tui.altScreen.search
+    ui.wait_for("Search:")
+    ui.send_text("answer 0123 line 1")
+    ui.wait_for(re.compile(r"Search: answer 0123 line 1\s+1/1"))
+    assert any(line.strip() == "answer 0123 line 1" for line in _pane(ui))  # scrolled to it
+    # The selected match is highlighted (a background colour on exactly that text).
+    assert _highlighted(ui, "answer 0123 line 1")
+
+    for _ in range(len(" 0123 line 1")):
+        ui.send_keys("BSpace")
+    ui.wait_for(re.compile(r"Search: answer\s+\d+/1500"))  # three lines per answer
+    ui.send_text(" 0400")
+    ui.wait_for(re.compile(r"Search: answer 0400\s+1/3"))
+    ui.send_keys("Enter")  # tui.altScreen.searchNext
+    ui.wait_for(re.compile(r"Search: answer 0400\s+2/3"))
+    ui.send_keys("C-g")  # also searchNext
+    ui.wait_for(re.compile(r"Search: answer 0400\s+3/3"))
+    ui.send_keys("C-g")  # wraps around
+    ui.wait_for(re.compile(r"Search: answer 0400\s+1/3"))
+    ui.send_keys("S-Enter")  # tui.altScreen.searchPrevious
+    ui.wait_for(re.compile(r"Search: answer 0400\s+3/3"))
+    assert "answer 0400 line 2" in ui.capture()
+    ui.send_keys("C-S-g")
+    ui.wait_for(re.compile(r"Search: answer 0400\s+2/3"))
+    assert _highlighted(ui, "answer 0400")
+
+    ui.send_keys("Escape")  # tui.altScreen.searchClose
+    ui.wait_gone("Search:")
+    assert "answer 0400 line 1" in ui.capture()  # the view stays where the search left it
+    assert not _highlighted(ui, "answer 0400")
+    ui.send_text("typed")  # keys go to the editor again
+    ui.wait_for("typed")
+
+
+def test_switching_to_fullscreen_and_back_prints_nothing_twice(
+    scripted: Scripted, launch: Launch
+) -> None:
+    from knightcode.testing import text_reply
+
+    scripted.server.add(text_reply("first answer"), text_reply("second answer"))
+    ui = launch()
+    ui.send_text("first question")
+    ui.send_keys("Enter")
+    ui.wait_for("first answer")
+    ui.send_text("/fullscreen")
+    ui.send_keys("Enter")
+    _wait_alternate(ui, True)
+    ui.wait_for("first answer")
+    ui.wait_for(READY)
+    ui.send_text("second question")
+    ui.send_keys("Enter")
+    ui.wait_for("second answer")
+    ui.send_text("/fullscreen")
+    ui.send_keys("Enter")
+    _wait_alternate(ui, False)
+    ui.wait_for("second answer")
+    _settled(ui)
+    history = ui.capture_history()
+    for text in ("first question", "first answer", "second question", "second answer"):
+        assert history.count(text) == 1, history
+    assert history.index("first answer") < history.index("second question")
+    sent = scripted.server.requests[-1].body["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == [
+        "first question",
+        "second question",
+    ]  # one session throughout
