@@ -51,6 +51,9 @@ class Entry:
             self._plain = None
         return self._lines
 
+    def rendered(self, width: int) -> bool:
+        return self._width == width and self._plain is not None
+
     def plain(self, width: int, render: LineRenderer) -> list[str]:
         """The entry's lines as plain text (what search matches against)."""
         lines = self.lines(width, render)
@@ -83,6 +86,7 @@ class TranscriptModel:
         self.query = ""
         self.matches: list[Match] = []
         self.current = -1
+        self._warm = 0  # entries before this one are rendered at ``width`` (see prerender)
 
     # --- content ----------------------------------------------------------------------------
 
@@ -93,13 +97,30 @@ class TranscriptModel:
 
     def clear(self) -> None:
         self.entries.clear()
+        self._warm = 0
         self.top, self.follow = (0, 0), True
         self.matches, self.current = [], -1
 
     def resize(self, width: int, height: int) -> None:
+        if max(1, width) != self.width:
+            self._warm = 0
         self.width, self.height = max(1, width), max(1, height)
         if self.query:
             self.search(self.query, keep=True)
+
+    def prerender(self, count: int) -> bool:
+        """Render up to ``count`` entries not yet rendered at this width (the pane calls this
+        while idle, so a search rarely has to render anything); True when all are.
+        """
+        while self._warm < len(self.entries):
+            if count <= 0:
+                return False
+            entry = self.entries[self._warm]
+            if not entry.rendered(self.width):
+                entry.plain(self.width, self._render)
+                count -= 1
+            self._warm += 1
+        return True
 
     def _lines(self, index: int) -> list[Line]:
         return self.entries[index].lines(self.width, self._render)
@@ -204,12 +225,14 @@ class TranscriptModel:
         return False
 
     def next_prompt(self) -> bool:
-        """Jump to the next user message below the top of the view; at the last, follow."""
-        index, _ = self.anchor()
-        for candidate in range(index + 1, len(self.entries)):
+        """Jump to the next user message below the top of the view (near the end: follow);
+        False when the view did not move.
+        """
+        before = self.anchor()
+        for candidate in range(before[0] + 1, len(self.entries)):
             if self.entries[candidate].prompt:
                 self.show_entry(candidate)
-                return True
+                return self.anchor() != before
         self.to_bottom()
         return False
 

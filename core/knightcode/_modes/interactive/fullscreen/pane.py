@@ -32,6 +32,9 @@ MATCH_STYLE = Style(bgcolor="yellow", color="black")
 CURRENT_STYLE = Style(bgcolor="dark_orange", color="black", bold=True)
 SELECTION_STYLE = Style(reverse=True)
 WHEEL_LINES = 3
+#: Entries rendered ahead per idle tick (~10 ms of work), so that a search finds them ready.
+PRERENDER_BATCH = 30
+PRERENDER_SECONDS = 0.03
 
 
 def _render_lines(renderable: RenderableType, width: int) -> list[Line]:
@@ -61,6 +64,13 @@ class TranscriptPane(Widget, can_focus=False):
         self._selecting: tuple[int, int] | None = None
         self.selection: tuple[tuple[int, int], tuple[int, int]] | None = None
         """The selected rows, first and last, as (entry, line) — inclusive."""
+
+    def on_mount(self) -> None:
+        self.set_interval(PRERENDER_SECONDS, self._prerender)
+
+    def _prerender(self) -> None:
+        if self.size.width:
+            self.model.prerender(PRERENDER_BATCH)
 
     # --- content ----------------------------------------------------------------------------
 
