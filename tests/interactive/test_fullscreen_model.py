@@ -99,7 +99,8 @@ def test_prompt_jumps() -> None:
 def test_search_selects_steps_and_wraps() -> None:
     model, _ = _model(1_000)
     model.search("ANSWER 500 ")
-    assert [(m.entry, m.line) for m in model.matches] == [(1001, 0), (1001, 1)]
+    assert model.match_count == 2
+    assert [(m.entry, m.line) for m in (model.match(0), model.match(1))] == [(1001, 0), (1001, 1)]
     assert "answer 500 two" in _texts(model)  # revealed
     assert model.current == 1  # none below the view (the end): the nearest above it
     model.step(1)
@@ -108,17 +109,19 @@ def test_search_selects_steps_and_wraps() -> None:
     assert model.current == 1
     model.to_top()
     model.search("answer 50")
-    assert model.matches[model.current].entry == 101  # the first below the top: "answer 50"
+    assert model.match(model.current).entry == 101  # the first below the top: "answer 50"
     model.close_search()
-    assert model.matches == [] and model.query == ""
+    assert model.match_count == 0 and model.query == "" and model.selected is None
 
 
 def test_search_counts_matches_in_new_entries_and_after_prerendering() -> None:
     model, render = _model(200)
-    while not model.prerender(50):
+    while not model.prerender(0.01):
         pass
     calls = render.calls
     model.search("two")
-    assert len(model.matches) == 200 and render.calls == calls  # nothing rendered again
+    assert model.match_count == 200 and render.calls == calls  # nothing rendered again
     model.append(Entry(lambda: Text("two more")))
-    assert len(model.matches) == 201
+    assert model.match_count == 201
+    model.search("two m")  # narrowed: only the entries that matched "two" are looked at
+    assert model.match_count == 1 and model.match(0).entry == 400

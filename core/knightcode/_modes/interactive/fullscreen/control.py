@@ -113,8 +113,8 @@ class FullscreenControl:
         model = self._pane.model
         if not model.query:
             count = ""
-        elif model.matches:
-            count = f"  {model.current + 1}/{len(model.matches)}"
+        elif model.match_count:
+            count = f"  {model.current + 1}/{model.match_count}"
         else:
             count = "  no matches"
         keys = self._registry.keys_for

@@ -13,6 +13,8 @@ per width; later searches are string scans over cached lines).
 
 from __future__ import annotations
 
+import bisect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -40,6 +42,7 @@ class Entry:
     _width: int = -1
     _lines: list[Line] = field(default_factory=list)
     _plain: list[str] | None = None
+    _folded: str = ""
 
     def lines(self, width: int, render: LineRenderer) -> list[Line]:
         """The entry's lines at ``width``, with the blank line that follows every entry."""
@@ -59,10 +62,16 @@ class Entry:
         lines = self.lines(width, render)
         if self._plain is None:
             self._plain = ["".join(s.text for s in line if not s.control) for line in lines]
+            self._folded = "\n".join(self._plain).casefold()
         return self._plain
 
+    def folded(self, width: int, render: LineRenderer) -> str:
+        """All of the entry's text, case-folded: one substring test tells whether it matches."""
+        self.plain(width, render)
+        return self._folded
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class Match:
     """A search hit: ``entry``'s ``line``, columns ``start``..``end`` of its plain text."""
 
@@ -84,8 +93,12 @@ class TranscriptModel:
         """The first visible line: (entry index, line inside it) — meaningless while following."""
         self.follow = True
         self.query = ""
-        self.matches: list[Match] = []
         self.current = -1
+        """The selected match's number, or -1."""
+        self._hits: list[int] = []  # entries with matches, in order
+        self._firsts: list[int] = []  # the number of each one's first match
+        self._total = 0
+        self._positions: dict[int, list[Match]] = {}
         self._warm = 0  # entries before this one are rendered at ``width`` (see prerender)
 
     # --- content ----------------------------------------------------------------------------
@@ -93,13 +106,13 @@ class TranscriptModel:
     def append(self, entry: Entry) -> None:
         self.entries.append(entry)
         if self.query:
-            self._search_entry(len(self.entries) - 1)
+            self._count_entry(len(self.entries) - 1)
 
     def clear(self) -> None:
         self.entries.clear()
         self._warm = 0
         self.top, self.follow = (0, 0), True
-        self.matches, self.current = [], -1
+        self.close_search()
 
     def resize(self, width: int, height: int) -> None:
         if max(1, width) != self.width:
@@ -108,17 +121,15 @@ class TranscriptModel:
         if self.query:
             self.search(self.query, keep=True)
 
-    def prerender(self, count: int) -> bool:
-        """Render up to ``count`` entries not yet rendered at this width (the pane calls this
-        while idle, so a search rarely has to render anything); True when all are.
+    def prerender(self, seconds: float) -> bool:
+        """Render entries not yet rendered at this width for about ``seconds`` (the pane calls
+        this while idle, so that a search rarely has to render anything); True when all are.
         """
+        deadline = time.perf_counter() + seconds
         while self._warm < len(self.entries):
-            if count <= 0:
+            if time.perf_counter() > deadline:
                 return False
-            entry = self.entries[self._warm]
-            if not entry.rendered(self.width):
-                entry.plain(self.width, self._render)
-                count -= 1
+            self.entries[self._warm].plain(self.width, self._render)
             self._warm += 1
         return True
 
@@ -237,53 +248,97 @@ class TranscriptModel:
         return False
 
     # --- search -----------------------------------------------------------------------------
+    #
+    # Counting is cheap (a substring count over each entry's case-folded text, in C); the
+    # positions of the matches are worked out only for the entries that are shown or selected.
+    # 10,000 messages hold ~100,000 matches of a short word: as Match objects on every typed key
+    # that would cost more than all the rest.
+
+    @property
+    def match_count(self) -> int:
+        return self._total
 
     def search(self, query: str, *, keep: bool = False) -> None:
         """Find ``query`` (case-insensitive) in every rendered line; select the match nearest
-        below the top of the view (``keep``: the same match number as before).
+        below the top of the view (``keep``: the same match number as before). A query that
+        extends the previous one only looks in the entries that matched it.
         """
-        previous = self.current
+        previous, narrowing = self.current, bool(self.query) and query.startswith(self.query)
+        candidates = self._hits if narrowing else range(len(self.entries))
         self.query = query
-        self.matches = []
+        self._hits, self._firsts, self._total = [], [], 0
+        self._positions.clear()
         self.current = -1
         if not query:
             return
-        for index in range(len(self.entries)):
-            self._search_entry(index)
-        if not self.matches:
+        for index in candidates:
+            self._count_entry(index)
+        if not self._total:
             return
-        if keep and 0 <= previous < len(self.matches):
+        if keep and 0 <= previous < self._total:
             self.current = previous
         else:
-            here = self.anchor()
-            self.current = next(
-                (n for n, m in enumerate(self.matches) if (m.entry, m.line) >= here),
-                len(self.matches) - 1,
-            )
+            self.current = self._first_from(self.anchor())
         self._reveal()
 
-    def _search_entry(self, index: int) -> None:
-        needle = self.query.lower()
-        for number, text in enumerate(self.entries[index].plain(self.width, self._render)):
-            haystack = text.lower()
-            start = haystack.find(needle)
-            while start >= 0:
-                self.matches.append(Match(index, number, start, start + len(needle)))
-                start = haystack.find(needle, start + len(needle))
+    def _count_entry(self, index: int) -> None:
+        found = self.entries[index].folded(self.width, self._render).count(self.query.casefold())
+        if found:
+            self._hits.append(index)
+            self._firsts.append(self._total)
+            self._total += found
+
+    def _first_from(self, here: tuple[int, int]) -> int:
+        """The number of the first match at or below ``here`` (else the last match)."""
+        slot = bisect.bisect_left(self._hits, here[0])
+        while slot < len(self._hits):
+            for number, match in enumerate(self.entry_matches(self._hits[slot])):
+                if (match.entry, match.line) >= here:
+                    return self._firsts[slot] + number
+            slot += 1
+        return self._total - 1
+
+    def entry_matches(self, index: int) -> list[Match]:
+        """The matches in entry ``index``, top down (worked out when first asked for)."""
+        cached = self._positions.get(index)
+        if cached is not None:
+            return cached
+        found: list[Match] = []
+        needle = self.query.casefold()
+        if needle and needle in self.entries[index].folded(self.width, self._render):
+            for number, text in enumerate(self.entries[index].plain(self.width, self._render)):
+                haystack = text.casefold()
+                start = haystack.find(needle)
+                while start >= 0:
+                    found.append(Match(index, number, start, start + len(needle)))
+                    start = haystack.find(needle, start + len(needle))
+        self._positions[index] = found
+        return found
+
+    def match(self, number: int) -> Match:
+        """Match ``number`` (0-based, in transcript order)."""
+        slot = bisect.bisect_right(self._firsts, number) - 1
+        return self.entry_matches(self._hits[slot])[number - self._firsts[slot]]
+
+    @property
+    def selected(self) -> Match | None:
+        return self.match(self.current) if self.current >= 0 else None
 
     def step(self, direction: int) -> None:
         """Select the next (1) or previous (-1) match, wrapping around."""
-        if not self.matches:
+        if not self._total:
             return
-        self.current = (self.current + direction) % len(self.matches)
+        self.current = (self.current + direction) % self._total
         self._reveal()
 
     def close_search(self) -> None:
-        self.query, self.matches, self.current = "", [], -1
+        self.query, self.current = "", -1
+        self._hits, self._firsts, self._total = [], [], 0
+        self._positions.clear()
 
     def _reveal(self) -> None:
         """Scroll so the selected match is on screen (a third of the way down, when moving)."""
-        match = self.matches[self.current]
+        match = self.match(self.current)
         if any((e, n) == (match.entry, match.line) for e, n, _ in self.visible()):
             return
         self.show_entry(match.entry, match.line, context=self.height // 3)

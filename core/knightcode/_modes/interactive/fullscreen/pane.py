@@ -32,9 +32,10 @@ MATCH_STYLE = Style(bgcolor="yellow", color="black")
 CURRENT_STYLE = Style(bgcolor="dark_orange", color="black", bold=True)
 SELECTION_STYLE = Style(reverse=True)
 WHEEL_LINES = 3
-#: Entries rendered ahead per idle tick (~10 ms of work), so that a search finds them ready.
-PRERENDER_BATCH = 30
-PRERENDER_SECONDS = 0.03
+#: Entries are rendered ahead in slices of this much work, one slice per tick, so that a search
+#: finds them ready and keys still echo at once meanwhile.
+PRERENDER_SLICE = 0.006
+PRERENDER_TICK = 0.02
 
 
 def _render_lines(renderable: RenderableType, width: int) -> list[Line]:
@@ -66,11 +67,11 @@ class TranscriptPane(Widget, can_focus=False):
         """The selected rows, first and last, as (entry, line) — inclusive."""
 
     def on_mount(self) -> None:
-        self.set_interval(PRERENDER_SECONDS, self._prerender)
+        self.set_interval(PRERENDER_TICK, self._prerender)
 
     def _prerender(self) -> None:
         if self.size.width:
-            self.model.prerender(PRERENDER_BATCH)
+            self.model.prerender(PRERENDER_SLICE)
 
     # --- content ----------------------------------------------------------------------------
 
@@ -120,10 +121,12 @@ class TranscriptPane(Widget, can_focus=False):
         if self.selection is not None and self.selection[0] <= (entry, line) <= self.selection[1]:
             found.append((0, 10_000, SELECTION_STYLE))
         model = self.model
-        for number, match in enumerate(model.matches):
-            if (match.entry, match.line) == (entry, line):
-                style = CURRENT_STYLE if number == model.current else MATCH_STYLE
-                found.append((match.start, match.end, style))
+        if model.query:
+            selected = model.selected
+            for match in model.entry_matches(entry):
+                if match.line == line:
+                    style = CURRENT_STYLE if match == selected else MATCH_STYLE
+                    found.append((match.start, match.end, style))
         return found
 
     # --- mouse ------------------------------------------------------------------------------
