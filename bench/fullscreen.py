@@ -167,8 +167,10 @@ def bench_model(messages: int, pages: int) -> None:
           f" bottom: {_timed(then_draw(model.to_bottom)):.2f} ms")  # fmt: skip
     jumps = [_timed(then_draw(model.previous_prompt)) for _ in range(pages)]
     print(f"  previous prompt: {_ms(jumps)}")
-    cold = _timed(functools.partial(model.search, "def f4242"))
-    print(f"  search 'def f4242' before prerendering: {cold:.0f} ms ({model.match_count} match)")
+    searched = _timed(functools.partial(model.search, "def f4242"))
+    print(
+        f"  search 'def f4242' before prerendering: {searched:.0f} ms ({model.match_count} match)"
+    )
 
     fresh = TranscriptModel(render_segments)
     fresh.resize(WIDTH, HEIGHT)
