@@ -96,8 +96,14 @@ def test_prompt_jumps() -> None:
     assert not model.next_prompt() and model.follow
 
 
+def _rendered(model: TranscriptModel) -> TranscriptModel:
+    while not model.prerender(0.01):
+        pass
+    return model
+
+
 def test_search_selects_steps_and_wraps() -> None:
-    model, _ = _model(1_000)
+    model = _rendered(_model(1_000)[0])
     model.search("ANSWER 500 ")
     assert model.match_count == 2
     assert [(m.entry, m.line) for m in (model.match(0), model.match(1))] == [(1001, 0), (1001, 1)]
@@ -116,8 +122,7 @@ def test_search_selects_steps_and_wraps() -> None:
 
 def test_search_counts_matches_in_new_entries_and_after_prerendering() -> None:
     model, render = _model(200)
-    while not model.prerender(0.01):
-        pass
+    _rendered(model)
     calls = render.calls
     model.search("two")
     assert model.match_count == 200 and render.calls == calls  # nothing rendered again
@@ -125,3 +130,20 @@ def test_search_counts_matches_in_new_entries_and_after_prerendering() -> None:
     assert model.match_count == 201
     model.search("two m")  # narrowed: only the entries that matched "two" are looked at
     assert model.match_count == 1 and model.match(0).entry == 400
+
+
+def test_a_search_before_prerendering_answers_from_what_is_rendered_then_grows() -> None:
+    model, render = _model(2_000)
+    model.visible()  # the last page is rendered, nothing else
+    model.search("answer 1999 two")
+    assert model.match_count == 1 and not model.search_complete  # found among the rendered
+    before = render.calls
+    model.search("answer 5 one")
+    assert render.calls == before  # nothing rendered for it …
+    assert model.match_count == 0 and not model.search_complete
+    _rendered(model)
+    assert model.search_complete and model.match_count == 1  # … found as the rest was rendered
+    assert model.selected is not None and model.selected.entry == 11
+    assert "answer 5 one" in _texts(model)  # and shown
+    model.search("answer 5")  # narrowing
+    assert model.match_count == 2 * (1 + 10 + 100)  # answers 5, 50-59, 500-599: two lines each

@@ -870,6 +870,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if self.settings_model().fullscreen_copy_on_select:
             self.copy_to_clipboard_osc52(message.text)
 
+    def on_transcript_pane_search_progress(self, message: TranscriptPane.SearchProgress) -> None:
+        self.fullscreen_control().progress()
+
     def toggle_fullscreen(self) -> None:
         """Leave for the other mode: the app exits and is started again (same session)."""
         if self.agent.is_streaming:

@@ -105,6 +105,11 @@ class FullscreenControl:
         self._after_search()
         return True
 
+    def progress(self) -> None:
+        """The background search went on: show the count as it is now."""
+        if self.searching:
+            self._draw_bar()
+
     def _after_search(self) -> None:
         self._draw_bar()
         self._pane.changed()
@@ -117,6 +122,8 @@ class FullscreenControl:
             count = f"  {model.current + 1}/{model.match_count}"
         else:
             count = "  no matches"
+        if model.query and not model.search_complete:
+            count += " (searching…)"
         keys = self._registry.keys_for
         hint = (
             f"  ({'/'.join(keys('tui.altScreen.searchNext')[:1])} next · "

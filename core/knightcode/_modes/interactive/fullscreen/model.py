@@ -55,7 +55,7 @@ class Entry:
         return self._lines
 
     def rendered(self, width: int) -> bool:
-        return self._width == width and self._plain is not None
+        return self._width == width
 
     def plain(self, width: int, render: LineRenderer) -> list[str]:
         """The entry's lines as plain text (what search matches against)."""
@@ -99,6 +99,8 @@ class TranscriptModel:
         self._firsts: list[int] = []  # the number of each one's first match
         self._total = 0
         self._positions: dict[int, list[Match]] = {}
+        self._counts: dict[int, int] = {}  # entry -> its number of matches
+        self._unsearched: set[int] = set()  # entries the current search has yet to look at
         self._warm = 0  # entries before this one are rendered at ``width`` (see prerender)
 
     # --- content ----------------------------------------------------------------------------
@@ -126,12 +128,23 @@ class TranscriptModel:
         this while idle, so that a search rarely has to render anything); True when all are.
         """
         deadline = time.perf_counter() + seconds
+        found = False
         while self._warm < len(self.entries):
             if time.perf_counter() > deadline:
-                return False
+                break
             self.entries[self._warm].plain(self.width, self._render)
+            if self._warm in self._unsearched:
+                self._unsearched.discard(self._warm)
+                found = self._count_entry(self._warm, at_end=False) or found
             self._warm += 1
-        return True
+        if found:
+            self._renumber()
+        return self._warm >= len(self.entries)
+
+    @property
+    def search_complete(self) -> bool:
+        """Whether every entry has been searched (else the count is still growing)."""
+        return not self._unsearched
 
     def _lines(self, index: int) -> list[Line]:
         return self.entries[index].lines(self.width, self._render)
@@ -268,11 +281,23 @@ class TranscriptModel:
         self.query = query
         self._hits, self._firsts, self._total = [], [], 0
         self._positions.clear()
+        self._counts.clear()
         self.current = -1
         if not query:
+            self._unsearched = set()
             return
+        if not narrowing:
+            # Entries not rendered yet are searched as the idle prerendering reaches them (the
+            # count grows meanwhile): a search right after opening a long session answers at
+            # once from what is rendered instead of rendering everything first.
+            self._unsearched = {
+                index
+                for index in range(self._warm, len(self.entries))
+                if not self.entries[index].rendered(self.width)
+            }
         for index in candidates:
-            self._count_entry(index)
+            if index not in self._unsearched:
+                self._count_entry(index)
         if not self._total:
             return
         if keep and 0 <= previous < self._total:
@@ -281,12 +306,36 @@ class TranscriptModel:
             self.current = self._first_from(self.anchor())
         self._reveal()
 
-    def _count_entry(self, index: int) -> None:
+    def _count_entry(self, index: int, *, at_end: bool = True) -> bool:
+        """Count ``index``'s matches; ``at_end``: it comes after every entry counted so far
+        (else :meth:`_renumber` must run after).
+        """
         found = self.entries[index].folded(self.width, self._render).count(self.query.casefold())
         if found:
-            self._hits.append(index)
+            self._counts[index] = found
+            if at_end:
+                self._hits.append(index)
+                self._firsts.append(self._total)
+                self._total += found
+            else:
+                bisect.insort(self._hits, index)
+        return bool(found)
+
+    def _renumber(self) -> None:
+        """Entries found by the prerendering joined the hits: number the matches again, keeping
+        the selected one (or selecting the first below the view's top, if none was).
+        """
+        selected = self.selected
+        self._firsts, self._total = [], 0
+        for index in self._hits:
             self._firsts.append(self._total)
-            self._total += found
+            self._total += self._counts[index]
+        if selected is None:
+            self.current = self._first_from(self.anchor())
+            self._reveal()
+        else:
+            slot = bisect.bisect_left(self._hits, selected.entry)
+            self.current = self._firsts[slot] + self.entry_matches(selected.entry).index(selected)
 
     def _first_from(self, here: tuple[int, int]) -> int:
         """The number of the first match at or below ``here`` (else the last match)."""
@@ -335,6 +384,7 @@ class TranscriptModel:
         self.query, self.current = "", -1
         self._hits, self._firsts, self._total = [], [], 0
         self._positions.clear()
+        self._unsearched = set()
 
     def _reveal(self) -> None:
         """Scroll so the selected match is on screen (a third of the way down, when moving)."""

@@ -58,6 +58,9 @@ class TranscriptPane(Widget, can_focus=False):
             super().__init__()
             self.text = text
 
+    class SearchProgress(Message):
+        """The prerendering searched more entries (the count and selection may have changed)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model = TranscriptModel(_render_lines)
@@ -70,8 +73,17 @@ class TranscriptPane(Widget, can_focus=False):
         self.set_interval(PRERENDER_TICK, self._prerender)
 
     def _prerender(self) -> None:
-        if self.size.width:
-            self.model.prerender(PRERENDER_SLICE)
+        model = self.model
+        if not self.size.width:
+            return
+        searching = bool(model.query) and not model.search_complete
+        count = model.match_count
+        # While a search waits for entries, render them faster (keys still echo in between).
+        model.prerender(PRERENDER_SLICE * (3 if searching else 1))
+        if searching:
+            if model.match_count != count or model.search_complete:
+                self.post_message(self.SearchProgress())
+            self.refresh()
 
     # --- content ----------------------------------------------------------------------------
 
