@@ -262,3 +262,53 @@ def test_switching_to_fullscreen_and_back_prints_nothing_twice(
         "first question",
         "second question",
     ]  # one session throughout
+
+
+def _drag(ui: TmuxSession, first: str, last: str) -> None:
+    """Press the left button on the row showing ``first``, drag to ``last``'s row, release —
+    as SGR mouse reports (what the terminal sends once the program enabled the mouse).
+    """
+    rows = _pane(ui)
+    assert last in "\n".join(rows), "\n".join(rows)
+    start = next(n for n, line in enumerate(rows) if line.strip() == first) + 1
+    end = next(n for n, line in enumerate(rows) if line.strip() == last) + 1
+    ui.send_raw(f"\x1b[<0;5;{start}M".encode())
+    ui.send_raw(f"\x1b[<32;6;{end}M".encode())
+    ui.send_raw(f"\x1b[<0;6;{end}m".encode())
+
+
+SELECTED = "answer 0000 line 0\n\nanswer 0000 line 1\n\nanswer 0000 line 2"
+
+
+def test_a_mouse_selection_is_copied_on_release(scripted: Scripted, launch: Launch) -> None:
+    ui = _open(scripted, launch, 300)
+    ui.tmux("set-option", "-s", "set-clipboard", "on")  # tmux keeps what OSC 52 sends
+    ui.send_keys("C-Home")
+    ui.wait_for("question 0000")
+    _drag(ui, "answer 0000 line 0", "answer 0000 line 2")
+    ui.send_keys("C-End")  # the notice is at the end of the transcript
+    ui.wait_for("Copied 5 lines")
+    assert ui.tmux("show-buffer") == SELECTED
+
+
+def test_without_copy_on_select_ctrl_x_copies_the_selection(
+    scripted: Scripted, launch: Launch
+) -> None:
+    import json
+
+    settings = json.loads((scripted.agent_dir / "settings.json").read_text())
+    settings["fullscreenCopyOnSelect"] = False
+    (scripted.agent_dir / "settings.json").write_text(json.dumps(settings))
+    ui = _open(scripted, launch, 300)
+    ui.tmux("set-option", "-s", "set-clipboard", "on")
+    ui.send_keys("C-Home")
+    ui.wait_for("question 0000")
+    _drag(ui, "answer 0000 line 0", "answer 0000 line 2")
+    import time
+
+    time.sleep(0.3)
+    assert "Copied" not in ui.capture()
+    ui.send_keys("C-x")  # app.message.copy: the selection
+    ui.send_keys("C-End")
+    ui.wait_for("Copied 5 lines")
+    assert ui.tmux("show-buffer") == SELECTED
