@@ -143,6 +143,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._early_notices: list[tuple[str, NotifyLevel]] | None = []
         self._dirty = False
         self.status = StatusArea(self._show, registry, self.render_options)
+        if carry is not None:
+            self.status.take_plugin_state(carry.status)
         self._clear_pressed_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -887,7 +889,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         from knightcode._modes.interactive.fullscreen import Carry
 
         items, options = self.transcript.items, self.transcript.options
-        return Carry(items, options, self.inline_mark, self._leaving_text)
+        return Carry(items, options, self.inline_mark, self._leaving_text, self.status)
 
     def request_shutdown(self) -> None:
         """Quit once the current work settled (a plugin's ``ctx.shutdown()``)."""

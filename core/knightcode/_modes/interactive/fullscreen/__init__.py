@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from knightcode._modes.interactive.app import KnightcodeApp
+    from knightcode._modes.interactive.status import StatusArea
     from knightcode._modes.interactive.transcript import Item, ViewOptions
 
 __all__ = ["Carry", "print_since", "refill", "start_fullscreen"]
@@ -34,6 +35,8 @@ class Carry:
     inline_mark: int | None
     """Transcript items the normal screen already shows (None: it shows none of them)."""
     editor_text: str
+    status: StatusArea
+    """Plugin statuses and widgets."""
 
 
 def start_fullscreen(app: KnightcodeApp, header: RenderableType | None) -> None:
