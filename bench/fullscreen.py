@@ -29,28 +29,15 @@ from pathlib import Path
 
 from rich.console import RenderableType
 
+from bench.session_fixture import _WORDS
 from knightcode._modes.interactive.fullscreen.model import Entry, TranscriptModel
 from knightcode._modes.interactive.render.ansi import render_segments
 from knightcode._modes.interactive.render.options import RenderOptions
 from knightcode._modes.interactive.transcript import Item, group_messages
 from knightcode._types.messages import AgentMessage
+from tests.session.helpers import USAGE
 
 WIDTH, HEIGHT = 120, 40
-_WORDS = [
-    "the",
-    "session",
-    "file",
-    "keeps",
-    "every",
-    "entry",
-    "append",
-    "only",
-    "and",
-    "the",
-    "tree",
-    "links",
-    "parents",
-]
 
 
 def _words(rng: random.Random, count: int) -> str:
@@ -62,14 +49,7 @@ def conversation(messages: int, seed: int = 16) -> list[AgentMessage]:
     with its result.
     """
     rng = random.Random(seed)
-    usage = {
-        "input": 1,
-        "output": 1,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 2,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
+    usage = USAGE
     out: list[dict[str, object]] = []
     n = 0
     while len(out) < messages:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.session.helpers import USAGE
+
 __all__ = ["write_conversation"]
 
 
@@ -26,14 +28,7 @@ def write_conversation(path: Path, cwd: Path, exchanges: int, lines: int = 3) ->
     """Write ``exchanges`` user/assistant pairs (``2 * exchanges`` messages) to ``path``; each
     answer has ``lines`` paragraphs ``answer n line k``.
     """
-    usage = {
-        "input": 1,
-        "output": 1,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 2,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
+    usage = USAGE
     records: list[dict[str, object]] = [
         {
             "type": "session",
