@@ -147,3 +147,13 @@ def test_a_search_before_prerendering_answers_from_what_is_rendered_then_grows()
     assert "answer 5 one" in _texts(model)  # and shown
     model.search("answer 5")  # narrowing
     assert model.match_count == 2 * (1 + 10 + 100)  # answers 5, 50-59, 500-599: two lines each
+
+
+def test_a_resize_searches_again_at_the_new_width() -> None:
+    model = _rendered(_model(50)[0])
+    model.append(Entry(lambda: Text("needle " * 8)))  # 56 columns: wrapped at 40
+    model.search("needle needle")
+    narrow = model.match_count
+    model.resize(120, 10)
+    _rendered(model)
+    assert model.match_count == 4 and narrow < 4  # one line now: no match cut by a wrap

@@ -120,8 +120,9 @@ class TranscriptModel:
         if max(1, width) != self.width:
             self._warm = 0
         self.width, self.height = max(1, width), max(1, height)
-        if self.query:
-            self.search(self.query, keep=True)
+        if self.query:  # lines wrap differently now: search everything again
+            query, self.query = self.query, ""
+            self.search(query, keep=True)
 
     def prerender(self, seconds: float) -> bool:
         """Render entries not yet rendered at this width for about ``seconds`` (the pane calls
