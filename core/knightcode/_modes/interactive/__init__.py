@@ -95,6 +95,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     def shutdown() -> None:
         app.request_shutdown()  # the app running now (a mode switch replaces it)
 
+    def bind(current: KnightcodeApp) -> None:
+        if host.context is not None:
+            host.context.bind_ui(InteractiveUI(current), has_ui=True, shutdown=shutdown)
+
+    bind(app)  # before session_start: a plugin's notice there shows after the header
     agent.session.set_notice_listener(deliver)
     loop = asyncio.get_running_loop()
     for number in STOP_SIGNALS:
@@ -104,8 +109,6 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
         while True:
-            if host.context is not None:
-                host.context.bind_ui(InteractiveUI(app), has_ui=True, shutdown=shutdown)
             status = await _run_app(app, plan.settings.model.auto_reload)
             if not app.switching or app.return_code:
                 break
@@ -120,6 +123,7 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
                 fullscreen=not app.fullscreen,
                 carry=app.carry(),
             )
+            bind(app)
     finally:
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
