@@ -230,13 +230,26 @@ def test_search_a_thousand_message_transcript_with_next_previous_and_close(
     ui.wait_for("typed")
 
 
+STATUS_PLUGIN = """
+from knightcode import hookimpl
+
+
+@hookimpl
+def session_start(reason, previous_session_file, ctx):
+    ctx.ui.set_status("demo", "plugin status line")
+"""
+
+
 def test_switching_to_fullscreen_and_back_prints_nothing_twice(
     scripted: Scripted, launch: Launch
 ) -> None:
     from knightcode.testing import text_reply
 
     scripted.server.add(text_reply("first answer"), text_reply("second answer"))
-    ui = launch()
+    plugin = scripted.project.parent / "status_plugin.py"
+    plugin.write_text(STATUS_PLUGIN, encoding="utf-8")
+    ui = launch("-e", str(plugin))
+    ui.wait_for("plugin status line")
     ui.send_text("first question")
     ui.send_keys("Enter")
     ui.wait_for("first answer")
@@ -245,6 +258,7 @@ def test_switching_to_fullscreen_and_back_prints_nothing_twice(
     _wait_alternate(ui, True)
     ui.wait_for("first answer")
     ui.wait_for(READY)
+    assert "plugin status line" in ui.capture()  # what plugins set carries over
     ui.send_text("second question")
     ui.send_keys("Enter")
     ui.wait_for("second answer")
