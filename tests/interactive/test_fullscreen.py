@@ -326,3 +326,28 @@ def test_without_copy_on_select_ctrl_x_copies_the_selection(
     ui.send_keys("C-End")
     ui.wait_for("Copied 5 lines")
     assert ui.tmux("show-buffer") == SELECTED
+
+
+def test_a_session_replaced_while_fullscreen_is_shown_afresh_back_inline(
+    scripted: Scripted, launch: Launch
+) -> None:
+    from knightcode.testing import text_reply
+
+    scripted.server.add(text_reply("old answer"))
+    ui = launch()
+    ui.send_text("old question")
+    ui.send_keys("Enter")
+    ui.wait_for("old answer")
+    for command in ("/fullscreen", "/new"):
+        ui.send_text(command)
+        ui.send_keys("Enter")
+        _wait_alternate(ui, True)
+        ui.wait_for(READY)
+    ui.wait_for("Started a new session")
+    ui.send_text("/fullscreen")
+    ui.send_keys("Enter")
+    _wait_alternate(ui, False)
+    ui.wait_for(READY)
+    _settled(ui)
+    assert "old answer" not in ui.capture_history()  # the replaced conversation is gone
+    assert "knightcode v" in ui.capture_history()  # the new one shown from its start

@@ -133,7 +133,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             self._write_item, self._write_text, self._live_dirty, AppRenderers(self)
         )
         self.inline_mark: int | None = None
-        """How many transcript items the inline scrollback shows (None: none printed yet)."""
+        """How many transcript items the normal screen shows (None: none printed yet; -1: it
+        shows a conversation that was replaced while fullscreen)."""
         if carry is not None:
             self.transcript.items = carry.items
             self.transcript.options = carry.options
@@ -292,13 +293,15 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             from knightcode._modes.interactive.fullscreen import start_fullscreen
 
             start_fullscreen(self, self._header)
-        elif self._carry is not None and self.inline_mark is not None:
+        elif self._carry is not None and self.inline_mark is not None and self.inline_mark >= 0:
             from knightcode._modes.interactive.fullscreen import print_since
 
             print_since(self, self.inline_mark)  # what was added while fullscreen
         else:
             if self._carry is not None:
                 self.transcript.items = []
+                if self.inline_mark is not None:  # another conversation is shown: replaced
+                    self.scrollback.write("", reprint=True)
             if self._header is not None:
                 self.transcript.add_renderable(self._header)
             self.transcript.load(self.agent.messages, self.size.height or 50)
@@ -587,7 +590,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if self.fullscreen:
             from knightcode._modes.interactive.fullscreen import refill
 
-            self.inline_mark = None  # the scrollback shows another conversation
+            if self.inline_mark is not None:
+                self.inline_mark = -1  # the normal screen shows another conversation now
             refill(self)
         else:
             self.scrollback.write("", reprint=True)

@@ -33,7 +33,8 @@ class Carry:
     items: list[Item]
     options: ViewOptions
     inline_mark: int | None
-    """Transcript items the normal screen already shows (None: it shows none of them)."""
+    """Transcript items the normal screen already shows (None: none of them; -1: another
+    conversation, replaced while fullscreen)."""
     editor_text: str
     status: StatusArea
     """Plugin statuses and widgets."""
