@@ -300,8 +300,10 @@ def test_a_mouse_selection_is_copied_on_release(scripted: Scripted, launch: Laun
     ui.send_keys("C-Home")
     ui.wait_for("question 0000")
     _drag(ui, "answer 0000 line 0", "answer 0000 line 2")
-    ui.send_keys("C-End")  # the notice is at the end of the transcript
+    ui.wait_for("↓ new output below")  # the notice went to the end of the transcript
+    ui.send_keys("C-End")
     ui.wait_for("Copied 5 lines")
+    assert "new output below" not in ui.capture()
     assert ui.tmux("show-buffer") == SELECTED
 
 

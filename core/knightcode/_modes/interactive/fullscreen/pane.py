@@ -31,6 +31,7 @@ __all__ = ["TranscriptPane"]
 MATCH_STYLE = Style(bgcolor="yellow", color="black")
 CURRENT_STYLE = Style(bgcolor="dark_orange", color="black", bold=True)
 SELECTION_STYLE = Style(reverse=True)
+NEW_OUTPUT_STYLE = Style(reverse=True, bold=True)
 WHEEL_LINES = 3
 #: Entries are rendered ahead in slices of this much work, one slice per tick, so that a search
 #: finds them ready and keys still echo at once meanwhile.
@@ -66,6 +67,8 @@ class TranscriptPane(Widget, can_focus=False):
         self.model = TranscriptModel(_render_lines)
         self._rows: list[tuple[int, int, Line]] = []
         self._selecting: tuple[int, int] | None = None
+        self.unseen = False
+        """Entries arrived below while the view was scrolled up."""
         self.selection: tuple[tuple[int, int], tuple[int, int]] | None = None
         """The selected rows, first and last, as (entry, line) — inclusive."""
 
@@ -89,8 +92,9 @@ class TranscriptPane(Widget, can_focus=False):
 
     def append(self, source: Callable[[], RenderableType | None], *, prompt: bool = False) -> None:
         self.model.append(Entry(source, prompt))
-        if self.model.follow or self.model.query:
-            self.refresh()
+        if not self.model.follow and not self.unseen:
+            self.unseen = True  # scrolled up: the last row says there is more below
+        self.refresh()
 
     def clear(self) -> None:
         self.model.clear()
@@ -109,10 +113,15 @@ class TranscriptPane(Widget, can_focus=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._rows = self.model.visible()  # once per frame, not once per row
+        if self.model.follow:
+            self.unseen = False
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        if self.unseen and y == self.size.height - 1:
+            hint = Text(" ↓ new output below ", style=NEW_OUTPUT_STYLE)
+            return Strip(list(hint.render(self.app.console))).extend_cell_length(width)
         if y >= len(self._rows):
             return Strip.blank(width)
         entry, line, segments = self._rows[y]
