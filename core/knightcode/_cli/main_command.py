@@ -69,6 +69,8 @@ class RunRequest:
     no_skills: bool = False
     theme: str | None = None
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
+    fullscreen: bool = False
+    """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -205,6 +207,7 @@ def make_request(params: Params) -> RunRequest:
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
         theme=_text(params, "theme"),
+        fullscreen=bool(params.get("fullscreen")),
         plugin_flags=flags,
     )
 
@@ -244,6 +247,11 @@ def _options() -> list[click.Parameter]:
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
         ),
         click.Option(["--no-session"], is_flag=True, help="Keep nothing on disk for this run."),
+        click.Option(
+            ["--fullscreen"],
+            is_flag=True,
+            help="Interactive mode in the alternate screen, with its own scrolling transcript.",
+        ),
         click.Option(
             ["-c", "--continue", "continue_recent"],
             is_flag=True,

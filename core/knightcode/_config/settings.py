@@ -138,6 +138,10 @@ class SettingsModel(Section):
     theme = Field("theme", TEXT, "dark")
     external_editor = Field("externalEditor", nullable(TEXT), None)
     quiet_startup = Field("quietStartup", FLAG, False)
+    fullscreen = Field("fullscreen", FLAG, False)
+    """Interactive mode starts in the alternate screen (``--fullscreen``; ``/fullscreen``)."""
+    fullscreen_copy_on_select = Field("fullscreenCopyOnSelect", FLAG, True)
+    """Fullscreen: a mouse selection of the transcript is copied when the button is released."""
     auto_reload = Field("autoReload", FLAG, False)
     """Interactive mode: reload (as ``/reload``) when extensions, skills, prompt templates,
     mcp.json or settings change on disk."""

@@ -14,6 +14,7 @@ from knightcode._errors import UsageError
 
 if TYPE_CHECKING:
     from knightcode._cli.main_command import RunRequest
+    from knightcode._modes.interactive.app import KnightcodeApp
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
     from knightcode._session.notices import SessionNotice
@@ -69,13 +70,14 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     registry = KeyRegistry(host.options.agent_dir)
     registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)
     files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
-    from knightcode._modes.interactive.themes import start_themes, watch_theme_file
+    from knightcode._modes.interactive.themes import start_themes
 
     themes, theme_warnings = start_themes(
         request, plan, host.options.agent_dir, host.options.cwd, agent.resources
     )
     header = build_header(agent, host, registry, files, list(host.warnings))
     host.warnings.clear()
+    fullscreen = request.fullscreen or plan.settings.model.fullscreen
     app = KnightcodeApp(
         agent,
         host,
@@ -85,13 +87,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         request=request,
         resume_at_start=resume_at_start,
         initial=initial,
+        fullscreen=fullscreen,
         themes=themes,
     )
     for warning in theme_warnings:  # shown after the header (also with quietStartup)
         app.plugin_notice(warning, "warning")
-    ui = InteractiveUI(app)
-    if host.context is not None:
-        host.context.bind_ui(ui, has_ui=True, shutdown=lambda: app.request_shutdown())
 
     def deliver(notice: SessionNotice) -> None:
         # In the transcript while the UI runs (stderr is the UI's canvas then), else on stderr.
@@ -100,29 +100,40 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         else:
             print(notice.line, file=sys.stderr, flush=True)
 
+    def shutdown() -> None:
+        app.request_shutdown()  # the app running now (a mode switch replaces it)
+
+    def bind(current: KnightcodeApp) -> None:
+        if host.context is not None:
+            host.context.bind_ui(InteractiveUI(current), has_ui=True, shutdown=shutdown)
+
+    bind(app)  # before session_start: a plugin's notice there shows after the header
     agent.session.set_notice_listener(deliver)
     loop = asyncio.get_running_loop()
     for number in STOP_SIGNALS:
         # SIGTERM and SIGHUP (the terminal closed) end like /quit: the run is aborted, the
         # session synced, the terminal given back.
-        loop.add_signal_handler(number, app.request_shutdown)
-    stop_watching = asyncio.Event()
-    watcher: asyncio.Task[None] | None = None
-    theme_watcher = asyncio.create_task(watch_theme_file(app, stop_watching))
+        loop.add_signal_handler(number, shutdown)
     try:
         await host.hooks.session_start(reason="startup", previous_session_file=None)
-        if plan.settings.model.auto_reload:
-            from knightcode._modes.interactive.watcher import watch_and_reload
-
-            watcher = asyncio.create_task(watch_and_reload(app, stop_watching))
-        status = await app.run_async(inline=True, mouse=False)
+        while True:
+            status = await _run_app(app, plan.settings.model.auto_reload)
+            if not app.switching or app.return_code:
+                break
+            # /fullscreen: the same session in a new app of the other mode (see .fullscreen).
+            app = KnightcodeApp(
+                agent,
+                host,
+                registry,
+                app.header,
+                plan=plan,
+                request=request,
+                fullscreen=not app.fullscreen,
+                carry=app.carry(),
+                themes=app.theme_state,  # the theme chosen (or previewed) so far
+            )
+            bind(app)
     finally:
-        stop_watching.set()
-        for task in (watcher, theme_watcher):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
         await host.hooks.session_shutdown(reason="quit", target_session_file=None)
@@ -133,3 +144,26 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     if app.return_code:
         return app.return_code  # the UI itself failed; Textual printed why
     return status if isinstance(status, int) else app.exit_status
+
+
+async def _run_app(app: KnightcodeApp, auto_reload: bool) -> int | None:
+    """Run ``app`` until it exits (inline, or fullscreen with the mouse), watching meanwhile the
+    theme file in use and the files ``autoReload`` watches (the watchers belong to one app: a
+    mode switch starts them again for the next).
+    """
+    from knightcode._modes.interactive.themes import watch_theme_file
+
+    stop_watching = asyncio.Event()
+    watchers = [asyncio.create_task(watch_theme_file(app, stop_watching))]
+    if auto_reload:
+        from knightcode._modes.interactive.watcher import watch_and_reload
+
+        watchers.append(asyncio.create_task(watch_and_reload(app, stop_watching)))
+    try:
+        return await app.run_async(inline=not app.fullscreen, mouse=app.fullscreen)
+    finally:
+        stop_watching.set()
+        for watcher in watchers:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher

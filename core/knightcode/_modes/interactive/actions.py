@@ -158,6 +158,9 @@ async def _external_editor(app: KnightcodeApp) -> None:
 async def _message_copy(app: KnightcodeApp) -> None:
     from knightcode._agent.stats import last_assistant_text
 
+    if app.selected_text and not app.settings_model().fullscreen_copy_on_select:
+        app.copy_to_clipboard_osc52(app.selected_text)  # fullscreen: the mouse selection
+        return
     text = last_assistant_text(app.agent)
     if text:
         app.copy_to_clipboard_osc52(text)

@@ -53,6 +53,9 @@ if TYPE_CHECKING:
     from knightcode._modes.interactive.completion import CommandInfo
     from knightcode._modes.interactive.editor import PromptEditor
     from knightcode._modes.interactive.footer import Totals
+    from knightcode._modes.interactive.fullscreen import Carry
+    from knightcode._modes.interactive.fullscreen.control import FullscreenControl
+    from knightcode._modes.interactive.fullscreen.pane import TranscriptPane
     from knightcode._modes.interactive.render import RenderOptions
     from knightcode._modes.interactive.themes import AppThemes
     from knightcode._modes.interactive.transcript import NoticeLevel
@@ -91,6 +94,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     Screen { height: auto; background: transparent; }
     Screen:inline { border: none; height: auto; }
     .-empty { display: none; }
+    Screen.-fullscreen { height: 100%; }
+    #search { height: auto; }
     #status { color: $text-muted; }
     #widgets { height: auto; }
     #input { height: auto; }
@@ -109,9 +114,16 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         resume_at_start: bool = False,
         initial: Prompts | None = None,
         themes: AppThemes | None = None,
+        fullscreen: bool = False,
+        carry: Carry | None = None,
     ) -> None:
         self.theme_state = themes or default_themes()  # before Textual asks for CSS variables
         super().__init__()
+        self.fullscreen = fullscreen
+        self._carry = carry
+        self.switching = False
+        """Set by :meth:`toggle_fullscreen`: the app exits to be started again in the other
+        mode (see :mod:`.fullscreen`)."""
         self.agent = agent
         self.host = host
         self.registry = registry
@@ -124,11 +136,20 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.transcript = Transcript(
             self._write_item, self._write_text, self._live_dirty, AppRenderers(self)
         )
+        self.inline_mark: int | None = None
+        """How many transcript items the normal screen shows (None: none printed yet; -1: it
+        shows a conversation that was replaced while fullscreen)."""
+        if carry is not None:
+            self.transcript.items = carry.items
+            self.transcript.options = carry.options
+            self.inline_mark = carry.inline_mark
         self._header = header
         # Plugin notices from before the UI is up (``session_start``): shown after the header.
         self._early_notices: list[tuple[str, NotifyLevel]] | None = []
         self._dirty = False
         self.status = StatusArea(self._show, registry, self.render_options)
+        if carry is not None:
+            self.status.take_plugin_state(carry.status)
         self._clear_pressed_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -142,6 +163,10 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._images: list[ImageContent] = []
         self._reprint_timer: Timer | None = None
         self.exit_status = 0
+        self._fullscreen_control: FullscreenControl | None = None
+        self.selected_text = ""
+        self._leaving_text = ""
+        """The fullscreen transcript's last mouse selection (``app.message.copy`` copies it)."""
         from knightcode._modes.interactive.dialog_host import DialogHost
 
         self.dialogs = DialogHost(self)
@@ -173,6 +198,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
     def compose(self) -> ComposeResult:
         from knightcode._modes.interactive.completion import CompletionMenu
 
+        if self.fullscreen:
+            from knightcode._modes.interactive.fullscreen.pane import TranscriptPane
+
+            yield TranscriptPane(id="transcript")
+            yield Static("", id="search", classes="-empty")
         yield Lines(id="live")
         yield Lines(id="status")
         yield Static("", id="widgets", classes="-empty")
@@ -267,13 +297,29 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self.keyboard.enable()
         self.app_suspend_signal.subscribe(self, lambda _app: self.keyboard.disable())
         self.app_resume_signal.subscribe(self, lambda _app: self.keyboard.enable())
-        if self._header is not None:
-            self.transcript.add_renderable(self._header)
+        if self._carry is None:
+            self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
+        if self.fullscreen:
+            from knightcode._modes.interactive.fullscreen import start_fullscreen
+
+            start_fullscreen(self, self._header)
+        elif self._carry is not None and self.inline_mark is not None and self.inline_mark >= 0:
+            from knightcode._modes.interactive.fullscreen import print_since
+
+            print_since(self, self.inline_mark)  # what was added while fullscreen
+        else:
+            if self._carry is not None:
+                self.transcript.items = []
+                if self.inline_mark is not None:  # another conversation is shown: replaced
+                    self.scrollback.write("", reprint=True)
+            if self._header is not None:
+                self.transcript.add_renderable(self._header)
+            self.transcript.load(self.agent.messages, self.size.height or 50)
         early, self._early_notices = self._early_notices or [], None
         for message, level in early:
             self.transcript.notice(message, level)
-        self.transcript.options.show_thinking = not self.settings_model().hide_thinking_block
-        self.transcript.load(self.agent.messages, self.size.height or 50)
+        if not self.fullscreen:
+            self.inline_mark = len(self.transcript.items)
         self._unsubscribe = self.agent.subscribe(self._on_event)
         self.set_interval(1 / LIVE_FPS, self._tick)
         # The markdown stack loads just after the first frame, not before it.
@@ -283,6 +329,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         # editorPaddingX: extra columns beside the editor's text (one is always there).
         self.editor.styles.padding = (0, 1 + self.settings_model().editor_padding_x)
         self.query_one("#editor").focus()
+        if self._carry is not None:
+            self.set_editor_text(self._carry.editor_text)
         if self._resume_at_start:
             self.spawn(self._resume_or_quit())
         elif self._initial is not None and self._initial.messages:
@@ -355,10 +403,27 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         )
 
     def _write_item(self, renderable: RenderableType | None) -> None:
-        if renderable is not None:
+        if self.fullscreen:
+            if renderable is not None:
+                adding = self.transcript.adding
+                message = adding.message if adding is not None else None
+                prompt = message is not None and message["role"] == "user"
+                self.fullscreen_pane().append(lambda: renderable, prompt=prompt)
+        elif renderable is not None:
             self._write_text(self.ansi(renderable))
 
+    def write_rendered(self, renderable: RenderableType | None) -> None:
+        """Show ``renderable`` as a finished transcript item (scrollback or fullscreen pane)."""
+        self._write_item(renderable)
+
+    @property
+    def header(self) -> RenderableType | None:
+        return self._header
+
     def _write_text(self, text: str) -> None:
+        if self.fullscreen:
+            self.fullscreen_pane().append(lambda: Text.from_ansi(text))
+            return
         # One blank line after every item, as between paragraphs.
         self.scrollback.write(text + "\n")
 
@@ -375,8 +440,8 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         # Textual's inline driver clears the screen on a resize; print the transcript again at
         # the new width (once the resizing settled), as the reference re-renders on resize.
         width = event.size.width
-        if width == self._printed_width:
-            return
+        if width == self._printed_width or self.fullscreen:
+            return  # (the fullscreen pane renders at its own width)
         self._printed_width = width
         if self._reprint_timer is not None:
             self._reprint_timer.stop()
@@ -384,6 +449,11 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def reprint(self) -> None:
         """Print the whole transcript again (the view options or the width changed)."""
+        if self.fullscreen:
+            from knightcode._modes.interactive.fullscreen import refill
+
+            refill(self)
+            return
         rendered = [self._to_ansi(r) + "\n" for r in self.transcript.rendered_items()]
         self.scrollback.write("\n".join(rendered), reprint=True)
 
@@ -535,10 +605,18 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         self._totals = None  # summed again for the session now open
         self.transcript.items.clear()
         self.transcript.turns.clear()
-        self.scrollback.write("", reprint=True)
-        if self._header is not None:
-            self.transcript.add_renderable(self._header)
-        self.transcript.load(self.agent.messages, self.size.height or 50)
+        if self.fullscreen:
+            from knightcode._modes.interactive.fullscreen import refill
+
+            if self.inline_mark is not None:
+                self.inline_mark = -1  # the normal screen shows another conversation now
+            refill(self)
+        else:
+            self.scrollback.write("", reprint=True)
+            if self._header is not None:
+                self.transcript.add_renderable(self._header)
+            self.transcript.load(self.agent.messages, self.size.height or 50)
+            self.inline_mark = len(self.transcript.items)
         if not quiet:
             self.transcript.notice(message)
         self.refresh_footer()
@@ -735,6 +813,16 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         if held is not None and isinstance(event, events.Key) and not event.is_forwarded:
             held.append(event)  # typed while a dialog opens: replayed into it
             return
+        if (
+            self.fullscreen
+            and isinstance(event, events.Key)
+            and self.focused is not None
+            and self.focused.id == "editor"
+            and self.fullscreen_control().key(event)
+        ):
+            event.stop()
+            event.prevent_default()
+            return  # a transcript action: it takes precedence over the editor's
         await super().on_event(event)
 
     async def on_key(self, event: events.Key) -> None:
@@ -787,6 +875,45 @@ class KnightcodeApp(App[int], inherit_bindings=False):
 
     def set_editor_text(self, text: str) -> None:
         self.editor.set_text(text)
+
+    # --- fullscreen -----------------------------------------------------------------------------
+
+    def fullscreen_pane(self) -> TranscriptPane:
+        from knightcode._modes.interactive.fullscreen.pane import TranscriptPane
+
+        return self.query_one("#transcript", TranscriptPane)
+
+    def fullscreen_control(self) -> FullscreenControl:
+        from knightcode._modes.interactive.fullscreen.control import FullscreenControl
+
+        if self._fullscreen_control is None:
+            bar = self.query_one("#search", Static)
+            self._fullscreen_control = FullscreenControl(self.fullscreen_pane(), bar, self.registry)
+        return self._fullscreen_control
+
+    def on_transcript_pane_selected(self, message: TranscriptPane.Selected) -> None:
+        self.selected_text = message.text
+        if self.settings_model().fullscreen_copy_on_select:
+            self.copy_to_clipboard_osc52(message.text)
+
+    def on_transcript_pane_search_progress(self, message: TranscriptPane.SearchProgress) -> None:
+        self.fullscreen_control().progress()
+
+    def toggle_fullscreen(self) -> None:
+        """Leave for the other mode: the app exits and is started again (same session)."""
+        if self.agent.is_streaming:
+            self.transcript.notice("Fullscreen switches once the agent is idle", "warning")
+            return
+        self.switching = True
+        self._leaving_text = self.editor_text()
+        self.exit(0)
+
+    def carry(self) -> Carry:
+        """What the app in the other mode takes over (after this one exited)."""
+        from knightcode._modes.interactive.fullscreen import Carry
+
+        items, options = self.transcript.items, self.transcript.options
+        return Carry(items, options, self.inline_mark, self._leaving_text, self.status)
 
     def request_shutdown(self) -> None:
         """Quit once the current work settled (a plugin's ``ctx.shutdown()``)."""

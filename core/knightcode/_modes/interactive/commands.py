@@ -239,6 +239,10 @@ async def _changelog(app: KnightcodeApp, args: str) -> None:
     app.transcript.add_renderable(Markdown(text))
 
 
+async def _fullscreen(app: KnightcodeApp, args: str) -> None:
+    app.toggle_fullscreen()
+
+
 BUILTIN_COMMANDS: dict[str, BuiltinCommand] = {
     command.name: command
     for command in (
@@ -262,6 +266,9 @@ BUILTIN_COMMANDS: dict[str, BuiltinCommand] = {
         ),
         BuiltinCommand("hotkeys", "List the keyboard shortcuts", _hotkeys),
         BuiltinCommand("keys", "Which keys this terminal cannot send, and alternatives", _keys),
+        BuiltinCommand(
+            "fullscreen", "Switch between fullscreen and inline (the same session)", _fullscreen
+        ),
         BuiltinCommand("login", "Store an API key for a provider (or its own login)", _login),
         BuiltinCommand("logout", "Remove a stored API key", _logout),
         BuiltinCommand("changelog", "What changed in each version", _changelog),

@@ -121,6 +121,11 @@ class StatusArea:
             self._plugin_widgets[key] = list(lines)
         self.draw_widgets()
 
+    def take_plugin_state(self, other: StatusArea) -> None:
+        """Show what plugins set in ``other`` (the app before a fullscreen switch)."""
+        self._plugin_status = dict(other._plugin_status)
+        self._plugin_widgets = {key: list(lines) for key, lines in other._plugin_widgets.items()}
+
     def draw_widgets(self) -> None:
         """Show the plugin widgets, queued messages and plugin statuses above the editor."""
         lines: list[Text] = []

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         ToolResultMessage,
     )
 
-__all__ = ["Renderers", "Transcript", "ViewOptions"]
+__all__ = ["Renderers", "Transcript", "ViewOptions", "group_messages"]
 
 NoticeLevel = Literal["info", "warning", "error"]
 
@@ -110,6 +110,39 @@ class Item:
     renderable: RenderableType | None = None
 
 
+def group_messages(messages: list[AgentMessage], first: int = 0) -> list[tuple[Item, int]]:
+    """``messages[first:]`` as transcript items, each with the index of its first message: an
+    assistant message and its tools' results make one turn.
+    """
+    items: list[tuple[Item, int]] = []
+    turn: Turn | None = None
+    turn_start = 0
+    for index in range(first, len(messages)):
+        message = messages[index]
+        if message["role"] == "assistant":
+            if turn is not None:
+                items.append((Item("turn", turn=turn), turn_start))
+            turn, turn_start = Turn(message, ended=True, printed=len(message["content"])), index
+            if not turn.calls():
+                items.append((Item("turn", turn=turn), turn_start))
+                turn = None
+        elif message["role"] == "toolResult":
+            if turn is not None:
+                turn.results[message["toolCallId"]] = message
+                if turn.finished:
+                    items.append((Item("turn", turn=turn), turn_start))
+                    turn = None
+            # (a result whose call lies before ``first`` shows nothing)
+        else:
+            if turn is not None:
+                items.append((Item("turn", turn=turn), turn_start))
+                turn = None
+            items.append((Item("message", message=message), index))
+    if turn is not None:
+        items.append((Item("turn", turn=turn), turn_start))
+    return items
+
+
 class Transcript:
     """Turns session events into finished items and a live renderable.
 
@@ -133,13 +166,19 @@ class Transcript:
         self.options = ViewOptions()
         self.items: list[Item] = []
         self.turns: list[Turn] = []  # live, oldest first
+        self.adding: Item | None = None
+        """The item being written while :meth:`add` runs (fullscreen marks user messages)."""
 
     # --- finished items ---------------------------------------------------------------------
 
     def add(self, item: Item) -> None:
         """Keep ``item`` and write it to the scrollback."""
         self.items.append(item)
-        self._emit(self._render.item(item))
+        self.adding = item
+        try:
+            self._emit(self._render.item(item))
+        finally:
+            self.adding = None
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.add(Item("notice", text=text, level=level))
@@ -171,32 +210,7 @@ class Transcript:
         """
         # Only the tail can be shown: group that much (a long session has ~100,000 messages).
         first = max(0, len(messages) - SHOWN_ON_LOAD * TAIL_MESSAGES_PER_ITEM)
-        items: list[tuple[Item, int]] = []  # (item, index of its first message)
-        turn: Turn | None = None
-        turn_start = 0
-        for index in range(first, len(messages)):
-            message = messages[index]
-            if message["role"] == "assistant":
-                if turn is not None:
-                    items.append((Item("turn", turn=turn), turn_start))
-                turn, turn_start = Turn(message, ended=True, printed=len(message["content"])), index
-                if not turn.calls():
-                    items.append((Item("turn", turn=turn), turn_start))
-                    turn = None
-            elif message["role"] == "toolResult":
-                if turn is not None:
-                    turn.results[message["toolCallId"]] = message
-                    if turn.finished:
-                        items.append((Item("turn", turn=turn), turn_start))
-                        turn = None
-                # (a result whose call lies before the scanned tail shows nothing)
-            else:
-                if turn is not None:
-                    items.append((Item("turn", turn=turn), turn_start))
-                    turn = None
-                items.append((Item("message", message=message), index))
-        if turn is not None:
-            items.append((Item("turn", turn=turn), turn_start))
+        items = group_messages(messages, first)
         shown = self._last_screens([item for item, _ in items], screen_lines)
         starts = {id(item): start for item, start in items}
         hidden = starts[id(shown[0][0])] if shown else len(messages)
