@@ -168,7 +168,9 @@ def test_a_second_signal_exits_at_once_and_the_session_stays_loadable(
     sent = time.monotonic()
     process.send_signal(signum)
     _out, err = process.communicate(timeout=10)
-    assert time.monotonic() - sent < 2
+    # At once, not after the stubborn hook (which never returns): the bound leaves room for a
+    # loaded machine (it failed once at 2 s with other test suites sharing the 2 cores).
+    assert time.monotonic() - sent < 5
     assert process.returncode == 128 + signum
     assert b"knightcode: stopped" in err and b"Traceback" not in err
     lines = assert_loadable(scripted)
