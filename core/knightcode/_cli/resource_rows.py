@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from knightcode._config.loading import Settings
     from knightcode._plugins.planning import HostOptions
 
 SINGULAR = {"skills": "skill", "prompts": "prompt", "extensions": "extension", "themes": "theme"}
@@ -59,29 +60,30 @@ def _display_name(kind: str, name: str, path: Path) -> str:
     return f"skill:{name}" if kind == "skills" else f"/{name}" if kind == "prompts" else name
 
 
-def resource_rows(options: HostOptions) -> list[ResourceRow]:
+def resource_rows(options: HostOptions, settings: Settings, trusted: bool) -> list[ResourceRow]:
     """Every skill and template found, then the package resources turned off; warnings go to
     stderr. Plugins' ``resources_discover`` paths are not asked for here: that needs a session.
+
+    :param settings: the settings the plugin host loaded (read once for the whole listing)
+    :param trusted: whether the project is trusted, as the host found
     """
     from knightcode._packages import declares_packages
-    from knightcode._plugins.planning import make_plan
     from knightcode._resources.discovery import discover_resources, settings_sources
 
-    plan = make_plan(options)
     found = discover_resources(
-        settings_sources(options.agent_dir, options.cwd, plan.settings, trusted=plan.trust.trusted)
+        settings_sources(options.agent_dir, options.cwd, settings, trusted=trusted)
     )
     for warning in found.warnings:
         print(f"knightcode: warning: {warning}", file=sys.stderr)
     owners: dict[Path, tuple[str, str, str, bool]] = {}
-    if declares_packages(plan.settings):
+    if declares_packages(settings):
         from knightcode._packages.resources import (
             PackageResources,
             installed_packages,
             package_resources,
         )
 
-        for declared in installed_packages(plan.settings, PackageResources()):
+        for declared in installed_packages(settings, PackageResources()):
             for kind, items in package_resources(declared).items():
                 for item, on in items:
                     owners[item.path] = (declared.source.text, kind, item.rel, on)

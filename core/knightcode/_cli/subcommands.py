@@ -73,7 +73,8 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
         print(f"knightcode: warning: {warning}", file=sys.stderr)
     from knightcode._cli.resource_rows import resource_rows
 
-    resources = resource_rows(_options(approve))
+    assert host.options is not None and host.context is not None  # built from options above
+    resources = resource_rows(host.options, host.context.settings, host.context.project_trusted)
     host_access = _host_access_tools(host)
     if as_json:
         records = []

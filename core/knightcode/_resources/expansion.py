@@ -10,7 +10,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from knightcode._resources.discovery import ResourceSet
-from knightcode._resources.frontmatter import parse_frontmatter
+from knightcode._resources.frontmatter import read_frontmatter
 from knightcode._resources.templates import expand_template, split_command
 
 SKILL_PREFIX = "/skill:"
@@ -21,10 +21,9 @@ def skill_block(name: str, path: Path, args: str) -> str | None:
     cannot be read any more (it changed since start-up).
     """
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        body = read_frontmatter(path).body
     except OSError:
         return None
-    body = parse_frontmatter(text).body
     block = (
         f"<skill name={quoteattr(name)} location={quoteattr(path.as_posix())}>\n"
         f"References are relative to {path.parent.as_posix()}.\n\n{body}\n</skill>"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 FrontmatterValue = str | bool
 """A value: text, or a YAML ``true``/``false``."""
@@ -107,3 +108,16 @@ def text_field(fields: dict[str, FrontmatterValue], key: str) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value
+
+
+def read_frontmatter(path: Path) -> Frontmatter:
+    """``path`` parsed (undecodable bytes replaced, so a stray byte never hides a resource).
+
+    :raises OSError: the file cannot be read
+    """
+    return parse_frontmatter(path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def unreadable(path: Path, error: OSError) -> str:
+    """The warning for a resource file that cannot be read."""
+    return f"{path}: cannot read: {error.strerror or error}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from knightcode._resources.frontmatter import parse_frontmatter, text_field
+from knightcode._resources.frontmatter import read_frontmatter, text_field, unreadable
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME_LENGTH = 64
@@ -97,11 +97,10 @@ def load_skill_file(path: Path, source: str) -> SkillLoad:
     """One skill file, with its warnings; no skill when it has no description or is unreadable."""
     result = SkillLoad()
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        parsed = read_frontmatter(path)
     except OSError as exc:
-        result.warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
+        result.warnings.append(unreadable(path, exc))
         return result
-    parsed = parse_frontmatter(text)
     if parsed.error is not None:
         result.warnings.append(f"{path}: {parsed.error}")
         return result

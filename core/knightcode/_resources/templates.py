@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knightcode._resources.frontmatter import parse_frontmatter, text_field
+from knightcode._resources.frontmatter import read_frontmatter, text_field, unreadable
 
 DESCRIPTION_CUT = 60
 """A description taken from the first line is cut to this many characters."""
@@ -99,11 +99,10 @@ def load_template_file(path: Path, source: str) -> TemplateLoad:
     """One template file (unreadable: a warning and no template)."""
     result = TemplateLoad()
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        parsed = read_frontmatter(path)
     except OSError as exc:
-        result.warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
+        result.warnings.append(unreadable(path, exc))
         return result
-    parsed = parse_frontmatter(text)
     description = text_field(parsed.fields, "description") or ""
     if not description:
         first = next((line.strip() for line in parsed.body.splitlines() if line.strip()), "")
