@@ -50,6 +50,8 @@ class RunRequest:
     messages: list[str]
     provider: str | None = None
     model: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
     session: Path | None = None
     session_dir: Path | None = None
@@ -190,6 +192,7 @@ def make_request(params: Params) -> RunRequest:
         messages=messages,
         provider=provider,
         model=model,
+        api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
         session=_path(params, "session"),
         session_dir=_path(params, "session_dir"),
@@ -235,6 +238,11 @@ def _options() -> list[click.Parameter]:
             help="Model provider, e.g. anthropic, openai, llama.cpp.",
         ),
         click.Option(["--model"], metavar="ID", help="Model id, or provider/id."),
+        click.Option(
+            ["--api-key"],
+            metavar="KEY",
+            help="API key of the chosen model's provider, for this run only (never stored).",
+        ),
         click.Option(
             ["--thinking"],
             type=click.Choice(THINKING_LEVELS),

@@ -308,6 +308,9 @@ async def build_agent(
     if registry.auth is not None:
         registry.auth.check()  # a broken auth.json is a configuration error (exit 2), up front
     host.context.bind_models(registry)
+    if request.api_key and request.provider:
+        # Before the model is chosen: with the key, the provider's models become available.
+        registry.set_runtime_api_key(request.provider, request.api_key)
     session = open_session(request, cwd, agent_dir, settings)
     # The context is built once here: on a long session it is the costliest step of start-up.
     context = session.build_context()
@@ -317,6 +320,10 @@ async def build_agent(
         if not allow_no_model or request.model:
             raise
         model = placeholder_model()
+    if request.api_key:
+        if not model.provider:
+            raise UsageError("--api-key needs a model: pick one with --model or --provider")
+        registry.set_runtime_api_key(model.provider, request.api_key)
     every, origins = available_tools(host)
     # Decided before the backend starts: a wrong --tools must not cost a sandbox start.
     names = active_tool_names(request, every, origins, settings)
