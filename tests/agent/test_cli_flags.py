@@ -5,6 +5,10 @@ server: ``--api-key``, ``--session`` by id or prefix, ``--system-prompt`` files,
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 from knightcode.testing import text_reply
 from tests.agent.conftest import Scripted
@@ -34,3 +38,77 @@ def test_api_key_overrides_the_configured_key(scripted: Scripted) -> None:
     first, second = scripted.server.requests
     assert first.headers["authorization"] == "Bearer from-models-json"
     assert second.headers["authorization"] == f"Bearer {SECRET}"
+
+
+def _header(path: Path) -> dict[str, Any]:
+    header: dict[str, Any] = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+    return header
+
+
+def _copy_with_id(source: Path, session_id: str) -> Path:
+    """Another session file in the same folder, the same conversation under ``session_id``."""
+    first, rest = source.read_text(encoding="utf-8").split("\n", 1)
+    header = json.loads(first)
+    header["id"] = session_id
+    target = source.with_name(f"2026-01-01T00-00-00-000Z_{session_id}.jsonl")
+    target.write_text(json.dumps(header) + "\n" + rest, encoding="utf-8")
+    return target
+
+
+def test_session_by_id_prefix_continues_that_session(scripted: Scripted) -> None:
+    scripted.server.add(text_reply("first"), text_reply("second"))
+    assert scripted.run("-p", "remember this").returncode == 0
+    (path,) = scripted.session_files()
+    session_id = _header(path)["id"]
+    result = scripted.run("--session", session_id[:8], "-p", "and now?")
+    assert result.returncode == 0, result.stderr
+    assert scripted.session_files() == [path]  # no file named after the id
+    _, second = scripted.server.requests
+    assert "remember this" in json.dumps(second.body)
+
+
+def test_ambiguous_session_prefix_lists_the_matches(scripted: Scripted) -> None:
+    scripted.server.add(text_reply("first"))
+    assert scripted.run("-p", "hi").returncode == 0
+    (path,) = scripted.session_files()
+    one = _copy_with_id(path, "abc11111-0000-7000-8000-000000000001")
+    two = _copy_with_id(path, "abc22222-0000-7000-8000-000000000002")
+    result = scripted.run("--session", "abc", "-p", "which?")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "'abc' matches 2 sessions" in line and str(one) in line and str(two) in line
+    assert "Traceback" not in result.stderr
+    scripted.server.add(text_reply("that one"))
+    unique = scripted.run("--session", "abc2", "-p", "this one")
+    assert unique.returncode == 0, unique.stderr
+    assert "this one" in two.read_text(encoding="utf-8")
+    assert "this one" not in one.read_text(encoding="utf-8")
+
+
+def test_unknown_session_id_is_a_clear_error(scripted: Scripted) -> None:
+    result = scripted.run("--session", "nosuchid", "-p", "hi")
+    assert result.returncode == 2
+    assert "no session has this id or id prefix" in result.stderr
+    assert scripted.session_files() == [] and scripted.server.requests == []
+
+
+def test_session_of_another_project_is_forked_here(scripted: Scripted, tmp_path: Path) -> None:
+    other = tmp_path / "other-project"
+    other.mkdir()
+    scripted.server.add(text_reply("there"), text_reply("here"))
+    first = subprocess.run(
+        [sys.executable, "-m", "knightcode", "--model", "scripted/scripted-model", "-p", "hi"],
+        cwd=other,
+        env=scripted.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    (source,) = scripted.session_files()
+    result = scripted.run("--session", _header(source)["id"][:13], "-p", "again")
+    assert result.returncode == 0, result.stderr
+    assert "continuing in a copy for this folder" in result.stderr
+    copies = [path for path in scripted.session_files() if path != source]
+    (copy,) = copies
+    assert _header(copy)["cwd"] == str(scripted.project)

@@ -249,7 +249,10 @@ def _options() -> list[click.Parameter]:
             help="Thinking level for reasoning models.",
         ),
         click.Option(
-            ["--session"], type=path, metavar="PATH", help="Open (or create) this session file."
+            ["--session"],
+            type=path,
+            metavar="PATH|ID",
+            help="Open (or create) this session file, or the session with this id or id prefix.",
         ),
         click.Option(
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."

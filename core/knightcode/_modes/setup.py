@@ -60,7 +60,7 @@ def open_session(
     if problem is not None:
         raise SessionPathError(problem)
     if request.session is not None:
-        return SessionManager.open(request.session.expanduser().resolve(), session_dir)
+        return _open_named_session(request.session, cwd, agent_dir, session_dir)
     if request.continue_recent:
         return SessionManager.continue_recent(cwd, session_dir)
     if request.resume:
@@ -69,6 +69,30 @@ def open_session(
             "use --session PATH or -c"
         )
     return SessionManager.create(cwd, session_dir)
+
+
+def _open_named_session(
+    named: Path, cwd: Path, agent_dir: Path, session_dir: Path
+) -> SessionManager:
+    """``--session``: a session file, or the session with this id or unique id prefix; one of
+    another project is forked into this one, as the reference does.
+    """
+    from knightcode._session.location import sessions_root
+    from knightcode._session.lookup import find_session, looks_like_path
+    from knightcode._session.manager import SessionManager
+
+    value = str(named)
+    if looks_like_path(value) or named.expanduser().exists():
+        return SessionManager.open(named.expanduser().resolve(), session_dir)
+    found = find_session(value, session_dir, sessions_root(agent_dir))
+    if found.other_project is None:
+        return SessionManager.open(found.path, session_dir)
+    print(
+        f"knightcode: session {found.path.name} belongs to {found.other_project}; "
+        "continuing in a copy for this folder",
+        file=sys.stderr,
+    )
+    return SessionManager.fork_from(found.path, cwd, session_dir)
 
 
 async def choose_model(
