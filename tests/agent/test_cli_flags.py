@@ -112,3 +112,39 @@ def test_session_of_another_project_is_forked_here(scripted: Scripted, tmp_path:
     copies = [path for path in scripted.session_files() if path != source]
     (copy,) = copies
     assert _header(copy)["cwd"] == str(scripted.project)
+
+
+def _system_prompt(scripted: Scripted) -> str:
+    return str(scripted.server.requests[-1].body["messages"][0]["content"])
+
+
+def test_system_prompt_flags_read_existing_files(scripted: Scripted) -> None:
+    (scripted.project / "prompt.md").write_text("FROM-THE-PROMPT-FILE", encoding="utf-8")
+    (scripted.project / "extra.md").write_text("FROM-THE-APPEND-FILE", encoding="utf-8")
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run(
+        "--system-prompt", "prompt.md", "--append-system-prompt", "extra.md", "-p", "hi"
+    )
+    assert result.returncode == 0, result.stderr
+    prompt = _system_prompt(scripted)
+    assert "FROM-THE-PROMPT-FILE" in prompt and "FROM-THE-APPEND-FILE" in prompt
+    assert "prompt.md" not in prompt and "extra.md" not in prompt
+
+
+def test_system_prompt_text_that_is_no_file_stays_text(scripted: Scripted) -> None:
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run(
+        "--system-prompt", "Be terse.", "--append-system-prompt", "missing.md", "-p", "hi"
+    )
+    assert result.returncode == 0, result.stderr
+    prompt = _system_prompt(scripted)
+    assert "Be terse." in prompt and "missing.md" in prompt
+
+
+def test_unreadable_system_prompt_file_is_a_usage_error(scripted: Scripted) -> None:
+    (scripted.project / "binary.md").write_bytes(b"\xff\xfe\x00bad")
+    result = scripted.run("--system-prompt", "binary.md", "-p", "hi")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("knightcode: error: --system-prompt binary.md: cannot read the file")
+    assert scripted.server.requests == []

@@ -100,6 +100,25 @@ def parse_tools(value: str) -> list[str]:
     return names
 
 
+def prompt_text(value: str, flag: str) -> str:
+    """``--system-prompt``/``--append-system-prompt``: the contents of the file when ``value``
+    names an existing one (as the reference reads it), else the text itself.
+
+    :raises UsageError: the file exists but cannot be read as UTF-8 text
+    """
+    try:
+        path = Path(value).expanduser()
+        is_file = "\n" not in value and path.is_file()
+    except (OSError, ValueError):
+        return value  # a long or odd text is no file name
+    if not is_file:
+        return value
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{flag} {value}: cannot read the file: {error}") from error
+
+
 Params = Mapping[str, object]
 """The parsed options as click hands them to the command's callback (parameter name -> value)."""
 
@@ -187,6 +206,7 @@ def make_request(params: Params) -> RunRequest:
         if key.startswith(FLAG_PREFIX)
     }
     tools = _text(params, "tools")
+    system = _text(params, "system_prompt")
     return RunRequest(
         mode=mode,
         messages=messages,
@@ -202,8 +222,11 @@ def make_request(params: Params) -> RunRequest:
         tools=parse_tools(tools) if tools is not None else None,
         no_tools=bool(params["no_tools"]),
         no_builtin_tools=bool(params["no_builtin_tools"]),
-        system_prompt=_text(params, "system_prompt"),
-        append_system_prompt=_texts(params, "append_system_prompt"),
+        system_prompt=None if system is None else prompt_text(system, "--system-prompt"),
+        append_system_prompt=[
+            prompt_text(text, "--append-system-prompt")
+            for text in _texts(params, "append_system_prompt")
+        ],
         approve=bool(params["approve"]),
         extension_paths=[path.expanduser() for path in _paths(params, "extension")],
         no_extensions=bool(params["no_extensions"]),
@@ -307,12 +330,16 @@ def _options() -> list[click.Parameter]:
         click.Option(
             ["--no-builtin-tools"], is_flag=True, help="Drop the built-in tools; plugin tools stay."
         ),
-        click.Option(["--system-prompt"], metavar="TEXT", help="Replace the system prompt."),
+        click.Option(
+            ["--system-prompt"],
+            metavar="TEXT|FILE",
+            help="Replace the system prompt (with the file's contents when FILE exists).",
+        ),
         click.Option(
             ["--append-system-prompt"],
-            metavar="TEXT",
+            metavar="TEXT|FILE",
             multiple=True,
-            help="Add TEXT to the system prompt (repeatable).",
+            help="Add TEXT (or the file's contents) to the system prompt (repeatable).",
         ),
         click.Option(
             ["--approve"],
