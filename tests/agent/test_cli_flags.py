@@ -148,3 +148,60 @@ def test_unreadable_system_prompt_file_is_a_usage_error(scripted: Scripted) -> N
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("knightcode: error: --system-prompt binary.md: cannot read the file")
     assert scripted.server.requests == []
+
+
+# Names no built-in model shares: a fuzzy pattern searches every provider's models.
+MODEL_IDS = ("zq-sonnet-4-5-20250929", "zq-sonnet-4-5", "zq-gpt-20240101", "zq-gpt-20250101")
+
+
+def _many_models(scripted: Scripted) -> None:
+    """The scripted provider with several models, as a catalogue has them."""
+    models = json.loads((scripted.agent_dir / "models.json").read_text())
+    provider = models["providers"]["scripted"]
+    template = provider["models"][0]
+    provider["models"] += [
+        {**template, "id": model_id, "name": f"Scripted {model_id}", "reasoning": True}
+        for model_id in MODEL_IDS
+    ]
+    (scripted.agent_dir / "models.json").write_text(json.dumps(models))
+
+
+def _asked_model(scripted: Scripted, *args: str) -> tuple[str, dict[str, Any]]:
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run(*args, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    body = scripted.server.requests[-1].body
+    return str(body["model"]), body
+
+
+def test_model_fuzzy_match_prefers_the_alias(scripted: Scripted) -> None:
+    _many_models(scripted)
+    assert _asked_model(scripted, "--model", "zq-sonnet")[0] == "zq-sonnet-4-5"
+    assert _asked_model(scripted, "--model", "ZQ-SONNET-4")[0] == "zq-sonnet-4-5"
+
+
+def test_model_fuzzy_match_takes_the_latest_dated_version(scripted: Scripted) -> None:
+    _many_models(scripted)
+    assert _asked_model(scripted, "--model", "scripted/zq-gpt")[0] == "zq-gpt-20250101"
+    assert _asked_model(scripted, "--provider", "scripted", "--model", "gpt")[0] == (
+        "zq-gpt-20250101"
+    )
+
+
+def test_model_thinking_suffix_sets_the_level(scripted: Scripted) -> None:
+    _many_models(scripted)
+    model, body = _asked_model(scripted, "--model", "scripted/zq-sonnet-4-5:high")
+    assert model == "zq-sonnet-4-5"
+    assert body.get("reasoning_effort") == "high", body
+    model, body = _asked_model(scripted, "--model", "zq-sonnet:low", "--thinking", "minimal")
+    assert body.get("reasoning_effort") == "minimal", body  # --thinking wins
+
+
+def test_model_pattern_that_matches_nothing_is_a_usage_error(scripted: Scripted) -> None:
+    _many_models(scripted)
+    for pattern, named in (("nothing-like-it", "nothing-like-it"), ("zq-sonnet:loud", "loud")):
+        result = scripted.run("--model", f"scripted/{pattern}", "-p", "hi")
+        assert result.returncode == 2, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("knightcode: error: unknown model") and named in line
+    assert scripted.server.requests == []

@@ -50,6 +50,8 @@ class RunRequest:
     messages: list[str]
     provider: str | None = None
     model: str | None = None
+    provider_from_model: bool = False
+    """The provider was split off ``--model provider/id`` (it may be part of an id after all)."""
     api_key: str | None = field(default=None, repr=False)
     """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
@@ -198,7 +200,8 @@ def make_request(params: Params) -> RunRequest:
         raise UsageError(
             "--mode rpc takes no messages on the command line; send 'prompt' commands on stdin"
         )
-    provider, model = split_model(_text(params, "provider"), _text(params, "model"))
+    provider_flag = _text(params, "provider")
+    provider, model = split_model(provider_flag, _text(params, "model"))
     # Flag names may hold dashes, which click turns into underscores in the parameter name.
     flags = {
         key[len(FLAG_PREFIX) :].replace("_", "-"): _flag_value(key, value)
@@ -212,6 +215,7 @@ def make_request(params: Params) -> RunRequest:
         messages=messages,
         provider=provider,
         model=model,
+        provider_from_model=provider_flag is None and provider is not None,
         api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
         session=_path(params, "session"),
@@ -260,7 +264,11 @@ def _options() -> list[click.Parameter]:
             metavar="NAME",
             help="Model provider, e.g. anthropic, openai, llama.cpp.",
         ),
-        click.Option(["--model"], metavar="ID", help="Model id, or provider/id."),
+        click.Option(
+            ["--model"],
+            metavar="PATTERN",
+            help="Model id, provider/id, or part of one (e.g. sonnet); ':LEVEL' sets thinking.",
+        ),
         click.Option(
             ["--api-key"],
             metavar="KEY",

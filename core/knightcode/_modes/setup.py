@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
-from knightcode._types.messages import thinking_level_of
+from knightcode._types.messages import ThinkingLevel, thinking_level_of
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
@@ -101,12 +101,54 @@ async def choose_model(
     recorded: ModelRef | None,
     settings: Settings,
     agent_dir: Path,
-) -> Model:
+) -> tuple[Model, ThinkingLevel | None]:
     """The model: ``--model``/``--provider``, else the session's (``recorded``), else settings,
-    else the first model whose provider has a key.
+    else the first model whose provider has a key; with the thinking level a ``--model
+    PATTERN:LEVEL`` suffix asks for.
     """
     if request.model:
-        return await registry.resolve(request.model, request.provider)
+        return await model_from_flag(request, registry)
+    return await _model_without_flag(request, registry, recorded, settings, agent_dir), None
+
+
+async def model_from_flag(
+    request: RunRequest, registry: ModelRegistry
+) -> tuple[Model, ThinkingLevel | None]:
+    """``--model``: an exact id first (asking discovering providers), else the reference's fuzzy
+    match (:mod:`knightcode._llm.model_match`) within the provider, then — when the provider was
+    only split off the value — over every model with the whole value.
+
+    :raises UsageError: nothing matches (the exact look-up's message, which lists models)
+    """
+    from knightcode._llm.model_match import parse_model_pattern
+
+    assert request.model is not None
+    try:
+        return await registry.resolve(request.model, request.provider), None
+    except UsageError as error:
+        unmatched = error
+    models = registry.models
+    found = None
+    if request.provider is None:
+        found = parse_model_pattern(request.model, models)
+    else:
+        if request.provider in registry.providers:
+            own = [model for model in models if model.provider == request.provider]
+            found = parse_model_pattern(request.model, own)
+        if found is None and request.provider_from_model:
+            found = parse_model_pattern(f"{request.provider}/{request.model}", models)
+    if found is None:
+        raise unmatched
+    return found.model, found.thinking
+
+
+async def _model_without_flag(
+    request: RunRequest,
+    registry: ModelRegistry,
+    recorded: ModelRef | None,
+    settings: Settings,
+    agent_dir: Path,
+) -> Model:
     if request.provider:
         if request.provider not in registry.providers:
             raise UsageError(
@@ -339,11 +381,13 @@ async def build_agent(
     # The context is built once here: on a long session it is the costliest step of start-up.
     context = session.build_context()
     try:
-        model = await choose_model(request, registry, context.model, settings, agent_dir)
+        model, flag_thinking = await choose_model(
+            request, registry, context.model, settings, agent_dir
+        )
     except ConfigError:
         if not allow_no_model or request.model:
             raise
-        model = placeholder_model()
+        model, flag_thinking = placeholder_model(), None
     if request.api_key:
         if not model.provider:
             raise UsageError("--api-key needs a model: pick one with --model or --provider")
@@ -354,7 +398,11 @@ async def build_agent(
     backend = await choose_backend(host, settings, cwd)
     recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
     thinking = (
-        request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
+        request.thinking
+        or flag_thinking
+        or recorded_thinking
+        or model_settings.default_thinking_level
+        or "off"
     )
     retry = model_settings.retry
     resources = await load_resources(
