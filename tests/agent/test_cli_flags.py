@@ -205,3 +205,80 @@ def test_model_pattern_that_matches_nothing_is_a_usage_error(scripted: Scripted)
         (line,) = result.stderr.strip().splitlines()
         assert line.startswith("knightcode: error: unknown model") and named in line
     assert scripted.server.requests == []
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] for tool in body.get("tools") or []]
+
+
+TOOL_PLUGIN = """
+from knightcode import hookimpl, ToolDefinition
+
+
+@hookimpl
+def register_tools(register):
+    register(ToolDefinition(name="shout", description="shout", parameters={"type": "object"},
+                            execute=lambda call_id, params, ctx: "LOUD"))
+"""
+
+
+def test_short_tool_flags(scripted: Scripted) -> None:
+    scripted.server.add(*(text_reply("ok") for _ in range(3)))
+    assert scripted.run("-t", "read,ls", "-p", "hi").returncode == 0
+    assert scripted.run("-nt", "-p", "hi").returncode == 0
+    assert scripted.run("-nbt", "-p", "hi").returncode == 0
+    first, second, third = (request.body for request in scripted.server.requests)
+    assert _tool_names(first) == ["read", "ls"]
+    assert _tool_names(second) == []
+    # Only the built-in tools go; plugin tools (builtin:web-tools is a plugin) stay.
+    assert not {"read", "bash", "edit", "write"} & set(_tool_names(third))
+    assert "web_fetch" in _tool_names(third)
+
+
+def test_short_no_extensions_flag(scripted: Scripted) -> None:
+    extensions = scripted.agent_dir / "extensions"
+    extensions.mkdir()
+    (extensions / "shout.py").write_text(TOOL_PLUGIN, encoding="utf-8")
+    scripted.server.add(text_reply("with"), text_reply("without"))
+    assert scripted.run("-p", "hi").returncode == 0
+    result = scripted.run("-ne", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    with_it, without = (request.body for request in scripted.server.requests)
+    assert "shout" in _tool_names(with_it) and "shout" not in _tool_names(without)
+
+
+def test_no_context_files_leaves_agents_md_out(scripted: Scripted) -> None:
+    (scripted.project / "AGENTS.md").write_text("PROJECT-RULES-HERE", encoding="utf-8")
+    scripted.server.add(text_reply("a"), text_reply("b"), text_reply("c"))
+    assert scripted.run("-p", "hi").returncode == 0
+    assert "PROJECT-RULES-HERE" in _system_prompt(scripted)
+    for flag in ("-nc", "--no-context-files"):
+        assert scripted.run(flag, "-p", "hi").returncode == 0
+        assert "PROJECT-RULES-HERE" not in _system_prompt(scripted)
+
+
+def test_short_version_flag() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "knightcode", "-v"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0 and result.stdout.startswith("knightcode ")
+
+
+OFFLINE_PLUGIN = """
+import os
+from pathlib import Path
+
+Path(os.environ["OFFLINE_PROBE"]).write_text(os.environ.get("KNIGHTCODE_OFFLINE", "unset"))
+"""
+
+
+def test_offline_is_set_before_plugins_load(scripted: Scripted, tmp_path: Path) -> None:
+    plugin = tmp_path / "offline_probe.py"
+    plugin.write_text(OFFLINE_PLUGIN, encoding="utf-8")
+    probe = tmp_path / "probe.txt"
+    scripted.server.add(text_reply("a"), text_reply("b"))
+    assert scripted.run("-e", str(plugin), "-p", "hi", OFFLINE_PROBE=str(probe)).returncode == 0
+    assert probe.read_text() == "unset"
+    result = scripted.run("--offline", "-e", str(plugin), "-p", "hi", OFFLINE_PROBE=str(probe))
+    assert result.returncode == 0, result.stderr
+    assert probe.read_text() == "1"

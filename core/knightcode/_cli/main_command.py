@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
 MODES = ("text", "json", "rpc")
+OFFLINE_ENV = "KNIGHTCODE_OFFLINE"
+"""Set to ``1`` by ``--offline`` (or by the user): plugins skip start-up network operations."""
 FLAG_PREFIX = "plugin_flag__"
 
 EPILOG = """\b
@@ -71,6 +73,12 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    no_context_files: bool = False
+    """``-nc``/``--no-context-files``: no AGENTS.md/CLAUDE.md in the system prompt."""
+    verbose: bool = False
+    """``--verbose``: the interactive start-up header even with setting ``quietStartup``."""
+    offline: bool = False
+    """``--offline``: no start-up network operations (``KNIGHTCODE_OFFLINE=1``, see run_main)."""
     theme: str | None = None
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
@@ -236,6 +244,9 @@ def make_request(params: Params) -> RunRequest:
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        no_context_files=bool(params.get("no_context_files")),
+        verbose=bool(params.get("verbose")),
+        offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
         plugin_flags=flags,
@@ -308,7 +319,7 @@ def _options() -> list[click.Parameter]:
             help="Load the extension at PATH (repeatable; also with --no-extensions).",
         ),
         click.Option(
-            ["--no-extensions"],
+            ["-ne", "--no-extensions"],
             is_flag=True,
             help="Load no discovered extensions or plugin packages (built-ins and -e still load).",
         ),
@@ -320,7 +331,7 @@ def _options() -> list[click.Parameter]:
             help="Load the skill file or directory at PATH (repeatable; also with --no-skills).",
         ),
         click.Option(
-            ["--no-skills"],
+            ["-ns", "--no-skills"],
             is_flag=True,
             help="Load no discovered skills (--skill paths still load).",
         ),
@@ -330,13 +341,15 @@ def _options() -> list[click.Parameter]:
             help="Use this theme (a theme's name or a theme file) for this run.",
         ),
         click.Option(
-            ["--tools"],
+            ["-t", "--tools"],
             metavar="LIST",
             help="Only these tools, comma-separated (e.g. read,grep,ls).",
         ),
-        click.Option(["--no-tools"], is_flag=True, help="Give the model no tools at all."),
+        click.Option(["-nt", "--no-tools"], is_flag=True, help="Give the model no tools at all."),
         click.Option(
-            ["--no-builtin-tools"], is_flag=True, help="Drop the built-in tools; plugin tools stay."
+            ["-nbt", "--no-builtin-tools"],
+            is_flag=True,
+            help="Drop the built-in tools; plugin tools stay.",
         ),
         click.Option(
             ["--system-prompt"],
@@ -350,12 +363,27 @@ def _options() -> list[click.Parameter]:
             help="Add TEXT (or the file's contents) to the system prompt (repeatable).",
         ),
         click.Option(
+            ["-nc", "--no-context-files"],
+            is_flag=True,
+            help="Leave AGENTS.md and CLAUDE.md files out of the system prompt.",
+        ),
+        click.Option(
+            ["--verbose"],
+            is_flag=True,
+            help="Show the start-up header even with setting quietStartup.",
+        ),
+        click.Option(
+            ["--offline"],
+            is_flag=True,
+            help="No start-up network operations (sets KNIGHTCODE_OFFLINE=1 for plugins).",
+        ),
+        click.Option(
             ["--approve"],
             is_flag=True,
             help="Trust this project's .knightcode/ files for this run only.",
         ),
         click.Option(
-            ["--version"],
+            ["-v", "--version"],
             is_flag=True,
             expose_value=False,
             is_eager=True,
@@ -469,7 +497,11 @@ def run_main(args: list[str]) -> int:
     imported: knightcode keeps the real one, and what plugins print goes to stderr.
     """
     output = None
-    if prescan(args).owns_stdout:
+    scan = prescan(args)
+    if scan.offline:
+        # Before any plugin is imported: they read it at load time as well as later.
+        os.environ[OFFLINE_ENV] = "1"
+    if scan.owns_stdout:
         from knightcode._modes.stdout import take_stdout
 
         output = take_stdout()

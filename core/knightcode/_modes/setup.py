@@ -274,7 +274,9 @@ def system_prompt(
     return build_system_prompt(
         cwd=cwd,
         tools=described,
-        context_files=discover_context_files(agent_dir, cwd, warnings),
+        context_files=[]
+        if request.no_context_files
+        else discover_context_files(agent_dir, cwd, warnings),
         system_override=request.system_prompt
         if request.system_prompt is not None
         else files.system,
