@@ -282,3 +282,35 @@ def test_offline_is_set_before_plugins_load(scripted: Scripted, tmp_path: Path) 
     result = scripted.run("--offline", "-e", str(plugin), "-p", "hi", OFFLINE_PROBE=str(probe))
     assert result.returncode == 0, result.stderr
     assert probe.read_text() == "1"
+
+
+def test_api_key_with_provider_makes_its_models_available(scripted: Scripted) -> None:
+    """A built-in provider with no key anywhere: ``--provider openai --api-key K`` picks its
+    default model (the endpoint is pointed at the scripted server through models.json)."""
+    models = json.loads((scripted.agent_dir / "models.json").read_text())
+    models["providers"]["openai"] = {"baseUrl": scripted.server.base_url}
+    (scripted.agent_dir / "models.json").write_text(json.dumps(models))
+    scripted.server.add(text_reply("from openai"))
+    command = [sys.executable, "-m", "knightcode", "--provider", "openai", "-p", "hi"]
+    without = subprocess.run(
+        command,
+        cwd=scripted.project,
+        env=scripted.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "No API key for provider 'openai'" in without.stderr
+    assert scripted.server.requests == []
+    result = subprocess.run(
+        [*command, "--api-key", SECRET],
+        cwd=scripted.project,
+        env=scripted.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "from openai\n"
+    (request,) = scripted.server.requests
+    assert request.headers["authorization"] == f"Bearer {SECRET}"
