@@ -23,6 +23,8 @@ from knightcode._cli.prescan import prescan
         (["--mode", "json", "-p", "hi"], "json", True),
         (["--mode", "json", "--help"], "json", False),
         (["-p", "--version"], "text", False),
+        (["-p", "-v"], "text", False),
+        (["-p", "-nt", "-nbt", "-nc", "-ns", "hi"], "text", True),
         (["hi"], None, False),
         (["--mode", "interactive"], "interactive", False),
         (["--", "-p"], None, False),
@@ -39,3 +41,9 @@ def test_extension_options_are_still_picked() -> None:
     scan = prescan(["-e", "a.py", "--mode", "json", "--extension=b.py", "-ec.py", "--approve"])
     assert scan.extension_paths == [Path("a.py"), Path("b.py"), Path("c.py")]
     assert scan.approve and scan.mode == "json"
+
+
+def test_reference_short_flags_and_offline_are_picked() -> None:
+    scan = prescan(["-ne", "--offline", "-p", "hi"])
+    assert scan.no_extensions and scan.offline
+    assert not prescan(["-nc", "hi"]).no_extensions

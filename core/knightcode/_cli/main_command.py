@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
     from knightcode._plugins.planning import LoadPlan
 MODES = ("text", "json", "rpc")
+OFFLINE_ENV = "KNIGHTCODE_OFFLINE"
+"""Set to ``1`` by ``--offline`` (or by the user): plugins skip start-up network operations."""
 FLAG_PREFIX = "plugin_flag__"
 
 EPILOG = """\b
@@ -50,6 +52,10 @@ class RunRequest:
     messages: list[str]
     provider: str | None = None
     model: str | None = None
+    provider_from_model: bool = False
+    """The provider was split off ``--model provider/id`` (it may be part of an id after all)."""
+    api_key: str | None = field(default=None, repr=False)
+    """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
     session: Path | None = None
     session_dir: Path | None = None
@@ -67,6 +73,12 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    no_context_files: bool = False
+    """``-nc``/``--no-context-files``: no AGENTS.md/CLAUDE.md in the system prompt."""
+    verbose: bool = False
+    """``--verbose``: the interactive start-up header even with setting ``quietStartup``."""
+    offline: bool = False
+    """``--offline``: no start-up network operations (``KNIGHTCODE_OFFLINE=1``, see run_main)."""
     theme: str | None = None
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
@@ -96,6 +108,25 @@ def parse_tools(value: str) -> list[str]:
             f"--tools {value!r}: expected a comma-separated list of tool names, e.g. read,grep,ls"
         )
     return names
+
+
+def prompt_text(value: str, flag: str) -> str:
+    """``--system-prompt``/``--append-system-prompt``: the contents of the file when ``value``
+    names an existing one (as the reference reads it), else the text itself.
+
+    :raises UsageError: the file exists but cannot be read as UTF-8 text
+    """
+    try:
+        path = Path(value).expanduser()
+        is_file = "\n" not in value and path.is_file()
+    except (OSError, ValueError):
+        return value  # a long or odd text is no file name
+    if not is_file:
+        return value
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{flag} {value}: cannot read the file: {error}") from error
 
 
 Params = Mapping[str, object]
@@ -177,7 +208,8 @@ def make_request(params: Params) -> RunRequest:
         raise UsageError(
             "--mode rpc takes no messages on the command line; send 'prompt' commands on stdin"
         )
-    provider, model = split_model(_text(params, "provider"), _text(params, "model"))
+    provider_flag = _text(params, "provider")
+    provider, model = split_model(provider_flag, _text(params, "model"))
     # Flag names may hold dashes, which click turns into underscores in the parameter name.
     flags = {
         key[len(FLAG_PREFIX) :].replace("_", "-"): _flag_value(key, value)
@@ -185,11 +217,14 @@ def make_request(params: Params) -> RunRequest:
         if key.startswith(FLAG_PREFIX)
     }
     tools = _text(params, "tools")
+    system = _text(params, "system_prompt")
     return RunRequest(
         mode=mode,
         messages=messages,
         provider=provider,
         model=model,
+        provider_from_model=provider_flag is None and provider is not None,
+        api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
         session=_path(params, "session"),
         session_dir=_path(params, "session_dir"),
@@ -199,13 +234,19 @@ def make_request(params: Params) -> RunRequest:
         tools=parse_tools(tools) if tools is not None else None,
         no_tools=bool(params["no_tools"]),
         no_builtin_tools=bool(params["no_builtin_tools"]),
-        system_prompt=_text(params, "system_prompt"),
-        append_system_prompt=_texts(params, "append_system_prompt"),
+        system_prompt=None if system is None else prompt_text(system, "--system-prompt"),
+        append_system_prompt=[
+            prompt_text(text, "--append-system-prompt")
+            for text in _texts(params, "append_system_prompt")
+        ],
         approve=bool(params["approve"]),
         extension_paths=[path.expanduser() for path in _paths(params, "extension")],
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        no_context_files=bool(params.get("no_context_files")),
+        verbose=bool(params.get("verbose")),
+        offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
         plugin_flags=flags,
@@ -234,14 +275,26 @@ def _options() -> list[click.Parameter]:
             metavar="NAME",
             help="Model provider, e.g. anthropic, openai, llama.cpp.",
         ),
-        click.Option(["--model"], metavar="ID", help="Model id, or provider/id."),
+        click.Option(
+            ["--model"],
+            metavar="PATTERN",
+            help="Model id, provider/id, or part of one (e.g. sonnet); ':LEVEL' sets thinking.",
+        ),
+        click.Option(
+            ["--api-key"],
+            metavar="KEY",
+            help="API key of the chosen model's provider, for this run only (never stored).",
+        ),
         click.Option(
             ["--thinking"],
             type=click.Choice(THINKING_LEVELS),
             help="Thinking level for reasoning models.",
         ),
         click.Option(
-            ["--session"], type=path, metavar="PATH", help="Open (or create) this session file."
+            ["--session"],
+            type=path,
+            metavar="PATH|ID",
+            help="Open (or create) this session file, or the session with this id or id prefix.",
         ),
         click.Option(
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
@@ -266,7 +319,7 @@ def _options() -> list[click.Parameter]:
             help="Load the extension at PATH (repeatable; also with --no-extensions).",
         ),
         click.Option(
-            ["--no-extensions"],
+            ["-ne", "--no-extensions"],
             is_flag=True,
             help="Load no discovered extensions or plugin packages (built-ins and -e still load).",
         ),
@@ -278,7 +331,7 @@ def _options() -> list[click.Parameter]:
             help="Load the skill file or directory at PATH (repeatable; also with --no-skills).",
         ),
         click.Option(
-            ["--no-skills"],
+            ["-ns", "--no-skills"],
             is_flag=True,
             help="Load no discovered skills (--skill paths still load).",
         ),
@@ -288,20 +341,41 @@ def _options() -> list[click.Parameter]:
             help="Use this theme (a theme's name or a theme file) for this run.",
         ),
         click.Option(
-            ["--tools"],
+            ["-t", "--tools"],
             metavar="LIST",
             help="Only these tools, comma-separated (e.g. read,grep,ls).",
         ),
-        click.Option(["--no-tools"], is_flag=True, help="Give the model no tools at all."),
+        click.Option(["-nt", "--no-tools"], is_flag=True, help="Give the model no tools at all."),
         click.Option(
-            ["--no-builtin-tools"], is_flag=True, help="Drop the built-in tools; plugin tools stay."
+            ["-nbt", "--no-builtin-tools"],
+            is_flag=True,
+            help="Drop the built-in tools; plugin tools stay.",
         ),
-        click.Option(["--system-prompt"], metavar="TEXT", help="Replace the system prompt."),
+        click.Option(
+            ["--system-prompt"],
+            metavar="TEXT|FILE",
+            help="Replace the system prompt (with the file's contents when FILE exists).",
+        ),
         click.Option(
             ["--append-system-prompt"],
-            metavar="TEXT",
+            metavar="TEXT|FILE",
             multiple=True,
-            help="Add TEXT to the system prompt (repeatable).",
+            help="Add TEXT (or the file's contents) to the system prompt (repeatable).",
+        ),
+        click.Option(
+            ["-nc", "--no-context-files"],
+            is_flag=True,
+            help="Leave AGENTS.md and CLAUDE.md files out of the system prompt.",
+        ),
+        click.Option(
+            ["--verbose"],
+            is_flag=True,
+            help="Show the start-up header even with setting quietStartup.",
+        ),
+        click.Option(
+            ["--offline"],
+            is_flag=True,
+            help="No start-up network operations (sets KNIGHTCODE_OFFLINE=1 for plugins).",
         ),
         click.Option(
             ["--approve"],
@@ -309,7 +383,7 @@ def _options() -> list[click.Parameter]:
             help="Trust this project's .knightcode/ files for this run only.",
         ),
         click.Option(
-            ["--version"],
+            ["-v", "--version"],
             is_flag=True,
             expose_value=False,
             is_eager=True,
@@ -423,7 +497,11 @@ def run_main(args: list[str]) -> int:
     imported: knightcode keeps the real one, and what plugins print goes to stderr.
     """
     output = None
-    if prescan(args).owns_stdout:
+    scan = prescan(args)
+    if scan.offline:
+        # Before any plugin is imported: they read it at load time as well as later.
+        os.environ[OFFLINE_ENV] = "1"
+    if scan.owns_stdout:
         from knightcode._modes.stdout import take_stdout
 
         output = take_stdout()

@@ -18,6 +18,8 @@ class Prescan:
     extension_paths: list[Path] = field(default_factory=list)
     no_extensions: bool = False
     approve: bool = False
+    offline: bool = False
+    """``--offline``: set in the environment before plugins load (they may check it then)."""
     mode: str | None = None
     """``--mode`` as given, or ``text`` for ``-p``/``--print`` (None: interactive)."""
     wants_help: bool = False
@@ -57,15 +59,19 @@ def prescan(args: list[str]) -> Prescan:
             found.mode = arg.split("=", 1)[1]
         elif arg in ("-p", "--print"):
             found.mode = found.mode or "text"
-        elif arg in ("-h", "--help", "--version"):
+        elif arg in ("-h", "--help", "-v", "--version"):
             found.wants_help = True
+        elif arg in ("-ne", "--no-extensions"):
+            found.no_extensions = True
+        elif arg in ("-nt", "-nbt", "-nc", "-ns"):
+            pass  # multi-letter short options, not clusters of switches
         elif arg.startswith("-") and not arg.startswith("--") and arg[1:].isalpha():
             # A cluster of short switches, ``-cp``: click reads it as ``-c -p``.
             if "p" in arg:
                 found.mode = found.mode or "text"
             found.wants_help = found.wants_help or "h" in arg
-        elif arg == "--no-extensions":
-            found.no_extensions = True
+        elif arg == "--offline":
+            found.offline = True
         elif arg == "--approve":
             found.approve = True
         index += 1

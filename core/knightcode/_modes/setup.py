@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
-from knightcode._types.messages import thinking_level_of
+from knightcode._types.messages import ThinkingLevel, thinking_level_of
 
 if TYPE_CHECKING:
     from knightcode._agent.session import AgentSession
@@ -60,7 +60,7 @@ def open_session(
     if problem is not None:
         raise SessionPathError(problem)
     if request.session is not None:
-        return SessionManager.open(request.session.expanduser().resolve(), session_dir)
+        return _open_named_session(request.session, cwd, agent_dir, session_dir)
     if request.continue_recent:
         return SessionManager.continue_recent(cwd, session_dir)
     if request.resume:
@@ -71,18 +71,84 @@ def open_session(
     return SessionManager.create(cwd, session_dir)
 
 
+def _open_named_session(
+    named: Path, cwd: Path, agent_dir: Path, session_dir: Path
+) -> SessionManager:
+    """``--session``: a session file, or the session with this id or unique id prefix; one of
+    another project is forked into this one, as the reference does.
+    """
+    from knightcode._session.location import sessions_root
+    from knightcode._session.lookup import find_session, looks_like_path
+    from knightcode._session.manager import SessionManager
+
+    value = str(named)
+    if looks_like_path(value) or named.expanduser().exists():
+        return SessionManager.open(named.expanduser().resolve(), session_dir)
+    found = find_session(value, session_dir, sessions_root(agent_dir))
+    if found.other_project is None:
+        return SessionManager.open(found.path, session_dir)
+    print(
+        f"knightcode: session {found.path.name} belongs to {found.other_project}; "
+        "continuing in a copy for this folder",
+        file=sys.stderr,
+    )
+    return SessionManager.fork_from(found.path, cwd, session_dir)
+
+
 async def choose_model(
     request: RunRequest,
     registry: ModelRegistry,
     recorded: ModelRef | None,
     settings: Settings,
     agent_dir: Path,
-) -> Model:
+) -> tuple[Model, ThinkingLevel | None]:
     """The model: ``--model``/``--provider``, else the session's (``recorded``), else settings,
-    else the first model whose provider has a key.
+    else the first model whose provider has a key; with the thinking level a ``--model
+    PATTERN:LEVEL`` suffix asks for.
     """
     if request.model:
-        return await registry.resolve(request.model, request.provider)
+        return await model_from_flag(request, registry)
+    return await _model_without_flag(request, registry, recorded, settings, agent_dir), None
+
+
+async def model_from_flag(
+    request: RunRequest, registry: ModelRegistry
+) -> tuple[Model, ThinkingLevel | None]:
+    """``--model``: an exact id first (asking discovering providers), else the reference's fuzzy
+    match (:mod:`knightcode._llm.model_match`) within the provider, then — when the provider was
+    only split off the value — over every model with the whole value.
+
+    :raises UsageError: nothing matches (the exact look-up's message, which lists models)
+    """
+    from knightcode._llm.model_match import parse_model_pattern
+
+    assert request.model is not None
+    try:
+        return await registry.resolve(request.model, request.provider), None
+    except UsageError as error:
+        unmatched = error
+    models = registry.models
+    found = None
+    if request.provider is None:
+        found = parse_model_pattern(request.model, models)
+    else:
+        if request.provider in registry.providers:
+            own = [model for model in models if model.provider == request.provider]
+            found = parse_model_pattern(request.model, own)
+        if found is None and request.provider_from_model:
+            found = parse_model_pattern(f"{request.provider}/{request.model}", models)
+    if found is None:
+        raise unmatched
+    return found.model, found.thinking
+
+
+async def _model_without_flag(
+    request: RunRequest,
+    registry: ModelRegistry,
+    recorded: ModelRef | None,
+    settings: Settings,
+    agent_dir: Path,
+) -> Model:
     if request.provider:
         if request.provider not in registry.providers:
             raise UsageError(
@@ -208,7 +274,9 @@ def system_prompt(
     return build_system_prompt(
         cwd=cwd,
         tools=described,
-        context_files=discover_context_files(agent_dir, cwd, warnings),
+        context_files=[]
+        if request.no_context_files
+        else discover_context_files(agent_dir, cwd, warnings),
         system_override=request.system_prompt
         if request.system_prompt is not None
         else files.system,
@@ -308,22 +376,35 @@ async def build_agent(
     if registry.auth is not None:
         registry.auth.check()  # a broken auth.json is a configuration error (exit 2), up front
     host.context.bind_models(registry)
+    if request.api_key and request.provider:
+        # Before the model is chosen: with the key, the provider's models become available.
+        registry.set_runtime_api_key(request.provider, request.api_key)
     session = open_session(request, cwd, agent_dir, settings)
     # The context is built once here: on a long session it is the costliest step of start-up.
     context = session.build_context()
     try:
-        model = await choose_model(request, registry, context.model, settings, agent_dir)
+        model, flag_thinking = await choose_model(
+            request, registry, context.model, settings, agent_dir
+        )
     except ConfigError:
         if not allow_no_model or request.model:
             raise
-        model = placeholder_model()
+        model, flag_thinking = placeholder_model(), None
+    if request.api_key:
+        if not model.provider:
+            raise UsageError("--api-key needs a model: pick one with --model or --provider")
+        registry.set_runtime_api_key(model.provider, request.api_key)
     every, origins = available_tools(host)
     # Decided before the backend starts: a wrong --tools must not cost a sandbox start.
     names = active_tool_names(request, every, origins, settings)
     backend = await choose_backend(host, settings, cwd)
     recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
     thinking = (
-        request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
+        request.thinking
+        or flag_thinking
+        or recorded_thinking
+        or model_settings.default_thinking_level
+        or "off"
     )
     retry = model_settings.retry
     resources = await load_resources(

@@ -69,7 +69,11 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
     report_session_notices(agent, None)
     registry = KeyRegistry(host.options.agent_dir)
     registry.add_shortcuts((item.owner, item.definition) for item in host.registrations.shortcuts)
-    files = [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
+    files = (
+        []
+        if request.no_context_files
+        else [f.path for f in discover_context_files(host.options.agent_dir, host.options.cwd)]
+    )
     from knightcode._modes.interactive.themes import start_themes
 
     themes, theme_warnings = start_themes(
@@ -82,7 +86,7 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
         agent,
         host,
         registry,
-        None if plan.settings.model.quiet_startup else header,
+        None if plan.settings.model.quiet_startup and not request.verbose else header,
         plan=plan,
         request=request,
         resume_at_start=resume_at_start,
