@@ -309,6 +309,7 @@ class _StreamFunction:
         options = StreamOptions(
             signal=runner.signal,
             reasoning=None if level == "off" else level,
+            thinking_budgets=agent.options.thinking_budgets,
             idle_timeout_ms=agent.options.idle_timeout_ms,
             on_payload=runner._on_payload if has("before_provider_request") else None,
             on_response=runner._on_response if has("after_provider_response") else None,

@@ -84,6 +84,8 @@ class AgentSessionOptions:
     :param context: the session's context, when the caller built it already (start-up builds
         it once)
     :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
+    :param thinking_budgets: settings ``thinkingBudgets``: token budgets per level for
+        budget-based thinking (Anthropic); levels left out keep the provider's default
     :param retry: retry settings
     :param steering_mode: ``one-at-a-time`` or ``all``
     :param follow_up_mode: ``one-at-a-time`` or ``all``
@@ -110,6 +112,7 @@ class AgentSessionOptions:
     hook_context: HookContext | None = None
     context: SessionContext | None = None
     thinking_level: ThinkingLevel = "off"
+    thinking_budgets: Mapping[str, int] | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
     steering_mode: Mode = "one-at-a-time"
     follow_up_mode: Mode = "one-at-a-time"

@@ -360,6 +360,7 @@ async def build_agent(
             hook_context=host.context,
             context=context,
             thinking_level=thinking,
+            thinking_budgets=thinking_budgets(settings),
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),
@@ -376,6 +377,20 @@ async def build_agent(
     holder.append(agent)
     host.context.bind_session(agent, backend, mode=session_mode(request.mode))
     return agent
+
+
+def thinking_budgets(settings: Settings) -> dict[str, int]:
+    """Settings ``thinkingBudgets``: the levels the user set a budget for (the others keep the
+    provider's default budget).
+    """
+    budgets = settings.model.thinking_budgets
+    levels = {
+        "minimal": budgets.minimal,
+        "low": budgets.low,
+        "medium": budgets.medium,
+        "high": budgets.high,
+    }
+    return {level: value for level, value in levels.items() if value is not None}
 
 
 async def choose_backend(host: PluginHost, settings: Settings, cwd: Path) -> ExecutionBackend:
