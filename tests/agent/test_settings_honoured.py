@@ -10,7 +10,7 @@ from typing import Any
 
 from knightcode.testing import text_reply
 
-from .conftest import MODEL, PROVIDER, Scripted
+from .conftest import MODEL, PROVIDER, Scripted, write_models_json
 
 
 def _write_settings(scripted: Scripted, **settings: Any) -> None:
@@ -37,3 +37,50 @@ def test_thinking_budgets_set_the_anthropic_budget(scripted: Scripted) -> None:
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 1234}
     # A level without a configured budget keeps the provider default.
     assert second["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+
+
+def _effort_sent(scripted: Scripted, *args: str) -> object:
+    """The ``reasoning_effort`` of a one-prompt print run (None when the request had none)."""
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("--no-session", *args, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    return scripted.server.requests[-1].body.get("reasoning_effort")
+
+
+def test_default_thinking_level_is_the_references_medium(scripted: Scripted) -> None:
+    write_models_json(scripted.agent_dir, scripted.server.base_url, reasoning=True)
+    assert _effort_sent(scripted) == "medium"
+    _write_settings(scripted, defaultThinkingLevel="low")
+    assert _effort_sent(scripted) == "low"
+    _write_settings(scripted, defaultThinkingLevel="off")
+    assert _effort_sent(scripted) is None
+
+
+def test_a_model_that_does_not_reason_starts_at_off(scripted: Scripted) -> None:
+    _write_settings(scripted, defaultThinkingLevel="high")
+    scripted.server.add(text_reply("ok"))
+    _records, result = scripted.run_json("hi")
+    assert result.returncode == 0, result.stderr
+    assert "reasoning_effort" not in scripted.server.requests[0].body
+    (change,) = [e for e in scripted.session_entries() if e["type"] == "thinking_level_change"]
+    assert change["thinkingLevel"] == "off"
+
+
+def test_model_thinking_levels_beat_the_default_and_lose_to_the_flag(scripted: Scripted) -> None:
+    write_models_json(scripted.agent_dir, scripted.server.base_url, reasoning=True)
+    levels = {f"{PROVIDER}/{MODEL}": "high", f"{PROVIDER}/other": "minimal"}
+    _write_settings(scripted, defaultThinkingLevel="low", modelThinkingLevels=levels)
+    assert _effort_sent(scripted) == "high"
+    assert _effort_sent(scripted, "--thinking", "minimal") == "minimal"
+
+
+def test_a_resumed_session_keeps_its_recorded_level(scripted: Scripted) -> None:
+    write_models_json(scripted.agent_dir, scripted.server.base_url, reasoning=True)
+    levels = {f"{PROVIDER}/{MODEL}": "high"}
+    _write_settings(scripted, modelThinkingLevels=levels)
+    scripted.server.add(text_reply("ok"), text_reply("ok"))
+    first = scripted.run("--thinking", "low", "-p", "hi")
+    assert first.returncode == 0, first.stderr
+    again = scripted.run("--continue", "-p", "again")
+    assert again.returncode == 0, again.stderr
+    assert [r.body.get("reasoning_effort") for r in scripted.server.requests] == ["low", "low"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._modes.thinking_start import start_thinking_level
 from knightcode._types.messages import thinking_level_of
 
 if TYPE_CHECKING:
@@ -321,9 +322,14 @@ async def build_agent(
     # Decided before the backend starts: a wrong --tools must not cost a sandbox start.
     names = active_tool_names(request, every, origins, settings)
     backend = await choose_backend(host, settings, cwd)
-    recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
-    thinking = (
-        request.thinking or recorded_thinking or model_settings.default_thinking_level or "off"
+    entries = session.get_entries()
+    recorded = any(entry.get("type") == "thinking_level_change" for entry in entries)
+    thinking = start_thinking_level(
+        model,
+        model_settings,
+        explicit=request.thinking,
+        recorded=thinking_level_of(context.thinking_level) if recorded else None,
+        resumed=bool(entries),
     )
     retry = model_settings.retry
     resources = await load_resources(
