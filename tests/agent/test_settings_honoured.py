@@ -84,3 +84,24 @@ def test_a_resumed_session_keeps_its_recorded_level(scripted: Scripted) -> None:
     again = scripted.run("--continue", "-p", "again")
     assert again.returncode == 0, again.stderr
     assert [r.body.get("reasoning_effort") for r in scripted.server.requests] == ["low", "low"]
+
+
+_PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (1).to_bytes(4, "big") * 2 + b"\x08\x02\0\0\0"
+
+
+def test_block_images_sends_the_placeholder_instead(scripted: Scripted) -> None:
+    for name in ("a.png", "b.png"):
+        (scripted.project / name).write_bytes(_PNG)
+    write_models_json(scripted.agent_dir, scripted.server.base_url, input=["text", "image"])
+    _write_settings(scripted, images={"blockImages": True})
+    scripted.server.add(text_reply("no pixels"))
+    result = scripted.run("-p", "@a.png", "@b.png", "what is this?")
+    assert result.returncode == 0, result.stderr
+    content = scripted.server.requests[0].body["messages"][-1]["content"]
+    texts = [part.get("text") for part in content]
+    # Two images in a row: one placeholder, and no image part at all.
+    assert [part["type"] for part in content] == ["text"] * len(content)
+    assert texts.count("Image reading is disabled.") == 1
+    # Only the request is changed: the session keeps the images.
+    (user,) = [e["message"] for e in scripted.session_entries() if e.get("type") == "message"][:1]
+    assert [block["type"] for block in user["content"]].count("image") == 2
