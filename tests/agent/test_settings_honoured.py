@@ -5,10 +5,11 @@ server received from the real executable (issue 17: validated settings must also
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
-from knightcode.testing import text_reply
+from knightcode.testing import error_reply, reply, text_reply
 
 from .conftest import MODEL, PROVIDER, Scripted, write_models_json
 
@@ -105,3 +106,39 @@ def test_block_images_sends_the_placeholder_instead(scripted: Scripted) -> None:
     # Only the request is changed: the session keeps the images.
     (user,) = [e["message"] for e in scripted.session_entries() if e.get("type") == "message"][:1]
     assert [block["type"] for block in user["content"]].count("image") == 2
+
+
+def test_provider_max_retries_repeat_the_request_inside_one_call(scripted: Scripted) -> None:
+    # The agent's own retry is off: only retry.provider.maxRetries can repeat the request.
+    retry = {"enabled": False, "provider": {"maxRetries": 2}}
+    _write_settings(scripted, retry=retry)
+    scripted.server.add(error_reply(503, "busy"), error_reply(429, "slow down"), text_reply("ok"))
+    records, result = scripted.run_json("hi")
+    assert result.returncode == 0, result.stderr
+    assert len(scripted.server.requests) == 3
+    assert not [r for r in records if r["type"] == "auto_retry_start"]  # inside the provider
+    end = [r for r in records if r["type"] == "message_end"][-1]
+    assert end["message"]["stopReason"] == "stop"
+
+
+def test_provider_max_retries_default_and_permanent_errors_do_not_repeat(
+    scripted: Scripted,
+) -> None:
+    _write_settings(scripted, retry={"enabled": False})
+    scripted.server.add(error_reply(503, "busy"))
+    assert scripted.run("--no-session", "-p", "hi").returncode != 0
+    _write_settings(scripted, retry={"enabled": False, "provider": {"maxRetries": 3}})
+    scripted.server.add(error_reply(400, "bad request"))
+    assert scripted.run("--no-session", "-p", "hi").returncode != 0
+    assert len(scripted.server.requests) == 2  # one each: 0 retries, and 400 is not transient
+
+
+def test_provider_timeout_ms_bounds_the_request(scripted: Scripted) -> None:
+    retry = {"enabled": False, "provider": {"timeoutMs": 300}}
+    _write_settings(scripted, httpIdleTimeoutMs=60000, retry=retry)
+    scripted.server.add(reply(text=["late"], delay=3.0))
+    started = time.monotonic()
+    result = scripted.run("--no-session", "-p", "hi")
+    assert result.returncode != 0
+    assert "timed out" in result.stderr.lower() or "timeout" in result.stderr.lower()
+    assert time.monotonic() - started < 2.5

@@ -303,6 +303,8 @@ async def build_agent(
         http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
         proxy=model_settings.http_proxy,
         max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
+        max_retries=model_settings.retry.provider.max_retries,
+        request_timeout_ms=model_settings.retry.provider.timeout_ms,
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
