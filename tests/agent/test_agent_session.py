@@ -453,9 +453,9 @@ async def test_thinking_level_change_is_recorded_and_published(scenario: Builder
         {"type": "thinking_level_changed", "level": "high"}
     ]
     levels = [e["thinkingLevel"] for e in s.session_lines() if e["type"] == "thinking_level_change"]
-    assert levels == ["off", "high"]
+    assert levels == ["medium", "high"]  # a reasoning model starts at the default, medium
     first, second = (r.body for r in s.requests)
-    assert "reasoning_effort" not in first and second.get("reasoning_effort") == "high"
+    assert first.get("reasoning_effort") == "medium" and second.get("reasoning_effort") == "high"
 
 
 async def test_reopened_session_records_only_what_changed(scenario: Builder) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Literal
 
+from knightcode._agent.blocked_images import without_images
 from knightcode._agent.loop import run_agent_loop, run_agent_loop_continue, tool_calls_of
 from knightcode._agent.loop_types import LoopConfig, TurnInfo
 from knightcode._agent.retry import last_assistant, retry_delay_ms
@@ -300,15 +301,19 @@ class _StreamFunction:
         agent = runner.agent
         hooks = agent.hooks
         has = hooks.has if hooks is not None else _never
+        llm_messages = convert_to_llm(messages)
+        if agent.options.block_images:
+            llm_messages = without_images(llm_messages)
         context = Context(
             system_prompt=self._system_prompt,
-            messages=convert_to_llm(messages),
+            messages=llm_messages,
             tools=[Tool(t.name, t.description, t.parameters) for t in tools.values()],
         )
         level = agent.thinking_level
         options = StreamOptions(
             signal=runner.signal,
             reasoning=None if level == "off" else level,
+            thinking_budgets=agent.options.thinking_budgets,
             idle_timeout_ms=agent.options.idle_timeout_ms,
             on_payload=runner._on_payload if has("before_provider_request") else None,
             on_response=runner._on_response if has("after_provider_response") else None,

@@ -84,7 +84,11 @@ class AgentSessionOptions:
     :param context: the session's context, when the caller built it already (start-up builds
         it once)
     :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
+    :param thinking_budgets: settings ``thinkingBudgets``: token budgets per level for
+        budget-based thinking (Anthropic); levels left out keep the provider's default
     :param retry: retry settings
+    :param block_images: settings ``images.blockImages``: images are replaced by a placeholder
+        text in every request
     :param steering_mode: ``one-at-a-time`` or ``all``
     :param follow_up_mode: ``one-at-a-time`` or ``all``
     :param tool_timeout_ms: default per-call tool timeout
@@ -110,7 +114,9 @@ class AgentSessionOptions:
     hook_context: HookContext | None = None
     context: SessionContext | None = None
     thinking_level: ThinkingLevel = "off"
+    thinking_budgets: Mapping[str, int] | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
+    block_images: bool = False
     steering_mode: Mode = "one-at-a-time"
     follow_up_mode: Mode = "one-at-a-time"
     tool_timeout_ms: int | None = None

@@ -65,6 +65,10 @@ class ModelRegistry(DynamicModels):
     :param proxy: an HTTP proxy URL for provider requests (settings ``httpProxy``)
     :param max_retry_delay_ms: settings ``retry.provider.maxRetryDelayMs``: the longest
         ``Retry-After`` a request reports as a wait (0: no limit)
+    :param max_retries: settings ``retry.provider.maxRetries``: attempts after the first inside
+        one request, for a transient failure (see :class:`~knightcode._llm.transport.StreamFailed`)
+    :param request_timeout_ms: settings ``retry.provider.timeoutMs``: the provider request's
+        timeout, over ``http_idle_timeout_ms`` (None: that one)
     :raises ConfigError: models.json is invalid (the message names the file and the field)
     """
 
@@ -77,8 +81,12 @@ class ModelRegistry(DynamicModels):
         http_idle_timeout_ms: int = 300000,
         proxy: str | None = None,
         max_retry_delay_ms: int = 60000,
+        max_retries: int = 0,
+        request_timeout_ms: int | None = None,
     ) -> None:
         self.agent_dir = agent_dir
+        self.max_retries = max_retries
+        self.request_timeout_ms = request_timeout_ms
         self.environ = environ
         self.http_idle_timeout_ms = http_idle_timeout_ms
         self.max_retry_delay_ms = max_retry_delay_ms
@@ -380,7 +388,9 @@ class ModelRegistry(DynamicModels):
                 )
             headers = {**resolved, **options.headers}
         idle_timeout_ms = options.idle_timeout_ms
-        if idle_timeout_ms is None:
+        if self.request_timeout_ms is not None:
+            idle_timeout_ms = self.request_timeout_ms
+        elif idle_timeout_ms is None:
             idle_timeout_ms = self.http_idle_timeout_ms
         max_retry_delay_ms = options.max_retry_delay_ms
         if max_retry_delay_ms is None:
@@ -391,6 +401,7 @@ class ModelRegistry(DynamicModels):
             headers=headers,
             idle_timeout_ms=idle_timeout_ms,
             max_retry_delay_ms=max_retry_delay_ms,
+            max_retries=self.max_retries if options.max_retries is None else options.max_retries,
         )
 
     async def aclose(self) -> None:

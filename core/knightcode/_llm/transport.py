@@ -16,8 +16,8 @@ from http import HTTPStatus
 
 import httpx
 
-from knightcode._abort import AbortSignal
-from knightcode._llm.errors import retry_after_seconds
+from knightcode._abort import Aborted, AbortSignal
+from knightcode._llm.errors import backoff_delay_ms, retry_after_seconds
 from knightcode._llm.types import StreamOptions
 
 __all__ = [
@@ -32,6 +32,11 @@ __all__ = [
 
 DEFAULT_IDLE_TIMEOUT_MS = 300000
 DEFAULT_MAX_RETRY_DELAY_MS = 60000  # settings retry.provider.maxRetryDelayMs
+# Settings retry.provider.maxRetries: the statuses retried inside a request, and the backoff
+# between those attempts (the provider SDKs' own: 0.5 s doubling, at most 8 s, or Retry-After).
+_TRANSIENT_STATUSES = frozenset({408, 409, 429})
+_PROVIDER_RETRY_BASE_MS = 500
+_PROVIDER_RETRY_MAX_MS = 8000
 # Enough of an error body to show the provider's message; some proxies answer with whole HTML pages.
 _ERROR_BODY_LIMIT = 64 * 1024
 _ERROR_TEXT_LIMIT = 2000
@@ -41,11 +46,17 @@ class StreamFailed(Exception):
     """The request failed; ``str(exc)`` is the ``errorMessage`` to record.
 
     :param retry_after_ms: the provider's ``Retry-After``, when it sent one
+    :param transient: worth repeating as it is (a connection failure, or a 408, 409, 429 or
+        5xx status whose ``Retry-After`` is within the limit): what settings
+        ``retry.provider.maxRetries`` retries inside the request
     """
 
-    def __init__(self, message: str, retry_after_ms: int | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after_ms: int | None = None, *, transient: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after_ms = retry_after_ms
+        self.transient = transient
 
 
 _CHUNK_BYTES = 1 << 18  # encode_body_chunks makes chunks of about this size
@@ -208,7 +219,33 @@ async def open_stream(
             body = replacement
     # The clients do not use a body once it is sent; unless a hook has seen it (and may keep
     # it), its converted messages are freed as they are encoded.
-    chunks = encode_body_chunks(body, release=options.on_payload is None)
+    retries = options.max_retries or 0
+    # A body sent more than once is kept whole; otherwise its messages are freed as encoded.
+    chunks = encode_body_chunks(body, release=options.on_payload is None and not retries)
+    attempt = 0
+    while True:
+        try:
+            return await _send_once(client, url, headers, chunks, options, signal)
+        except StreamFailed as failure:
+            if not failure.transient or attempt >= retries:
+                raise
+            attempt += 1
+            delay_ms = backoff_delay_ms(
+                attempt, _PROVIDER_RETRY_BASE_MS, _PROVIDER_RETRY_MAX_MS, failure.retry_after_ms
+            )
+            if not await signal.sleep(delay_ms / 1000):
+                raise Aborted() from failure
+
+
+async def _send_once(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    chunks: list[bytes],
+    options: StreamOptions,
+    signal: AbortSignal,
+) -> httpx.Response:
+    """One POST of the encoded body; the response once its status is a success."""
     request_headers = dict(headers)
     content: bytes | AsyncGenerator[bytes, None]
     if len(chunks) == 1:
@@ -217,14 +254,14 @@ async def open_stream(
         # Sent as they are, with their total length: no chunked transfer encoding (some servers
         # refuse it), and no joined copy of a body that can be 100 MB.
         request_headers["content-length"] = str(sum(len(chunk) for chunk in chunks))
-        content = _send_in_order(chunks)
+        content = _send_in_order(list(chunks) if options.max_retries else chunks)
     request = client.build_request(
         "POST", url, headers=request_headers, content=content, timeout=_timeout(options)
     )
     try:
         response = await signal.guard(client.send(request, stream=True))
     except httpx.HTTPError as exc:
-        raise StreamFailed(describe_transport_error(exc)) from exc
+        raise StreamFailed(describe_transport_error(exc), transient=True) from exc
     try:
         if options.on_response is not None:
             result = options.on_response(response.status_code, dict(response.headers))
@@ -273,8 +310,9 @@ async def _http_error(response: httpx.Response, options: StreamOptions) -> Strea
     seconds = retry_after_seconds(dict(response.headers))
     if seconds is None and status == 429:
         seconds = retry_after_seconds(detail)
+    transient = status in _TRANSIENT_STATUSES or status >= 500
     if seconds is None:
-        return StreamFailed(message)
+        return StreamFailed(message, transient=transient)
     limit = options.max_retry_delay_ms
     if limit is None:
         limit = DEFAULT_MAX_RETRY_DELAY_MS
@@ -286,7 +324,7 @@ async def _http_error(response: httpx.Response, options: StreamOptions) -> Strea
             f"{message} (the server asked for a {seconds:g} s retry delay, more than "
             f"retry.provider.maxRetryDelayMs {limit} ms)"
         )
-    return StreamFailed(message, int(seconds * 1000))
+    return StreamFailed(message, int(seconds * 1000), transient=transient)
 
 
 def _reason(status: int, phrase: str) -> str:

@@ -140,6 +140,8 @@ class StreamOptions:
     :param max_retry_delay_ms: longest ``Retry-After`` passed on as a wait hint (settings
         ``retry.provider.maxRetryDelayMs``; None: the registry's setting, 60000 without one; 0:
         no limit). A longer one is not waited for: the error message says what the server asked
+    :param max_retries: settings ``retry.provider.maxRetries``: attempts after the first for a
+        transient failure before any answer arrived (None: the registry's setting, 0 without one)
     :param headers: extra headers, applied over the model's
     :param on_payload: ``before_provider_request`` hook
     :param on_response: ``after_provider_response`` hook
@@ -156,6 +158,7 @@ class StreamOptions:
     idle_timeout_ms: int | None = None
     connect_timeout_ms: int = 30000
     max_retry_delay_ms: int | None = None
+    max_retries: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     on_payload: OnPayload | None = None
     on_response: OnResponse | None = None

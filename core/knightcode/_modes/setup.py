@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._modes.thinking_start import start_thinking_level
 from knightcode._types.messages import ThinkingLevel, thinking_level_of
 
 if TYPE_CHECKING:
@@ -370,6 +371,8 @@ async def build_agent(
         http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
         proxy=model_settings.http_proxy,
         max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
+        max_retries=model_settings.retry.provider.max_retries,
+        request_timeout_ms=model_settings.retry.provider.timeout_ms,
     )
     for problem in registry.load_errors:
         host.warnings.append(problem)
@@ -398,13 +401,14 @@ async def build_agent(
     # Decided before the backend starts: a wrong --tools must not cost a sandbox start.
     names = active_tool_names(request, every, origins, settings)
     backend = await choose_backend(host, settings, cwd)
-    recorded_thinking = thinking_level_of(context.thinking_level) if session.get_entries() else None
-    thinking = (
-        request.thinking
-        or flag_thinking
-        or recorded_thinking
-        or model_settings.default_thinking_level
-        or "off"
+    entries = session.get_entries()
+    recorded = any(entry.get("type") == "thinking_level_change" for entry in entries)
+    thinking = start_thinking_level(
+        model,
+        model_settings,
+        explicit=request.thinking or flag_thinking,
+        recorded=thinking_level_of(context.thinking_level) if recorded else None,
+        resumed=bool(entries),
     )
     retry = model_settings.retry
     resources = await load_resources(
@@ -441,9 +445,11 @@ async def build_agent(
             hook_context=host.context,
             context=context,
             thinking_level=thinking,
+            thinking_budgets=thinking_budgets(settings),
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),
+            block_images=model_settings.images.block_images,
             steering_mode=model_settings.steering_mode,
             follow_up_mode=model_settings.follow_up_mode,
             tool_timeout_ms=model_settings.tool_timeout_ms,
@@ -457,6 +463,20 @@ async def build_agent(
     holder.append(agent)
     host.context.bind_session(agent, backend, mode=session_mode(request.mode))
     return agent
+
+
+def thinking_budgets(settings: Settings) -> dict[str, int]:
+    """Settings ``thinkingBudgets``: the levels the user set a budget for (the others keep the
+    provider's default budget).
+    """
+    budgets = settings.model.thinking_budgets
+    levels = {
+        "minimal": budgets.minimal,
+        "low": budgets.low,
+        "medium": budgets.medium,
+        "high": budgets.high,
+    }
+    return {level: value for level, value in levels.items() if value is not None}
 
 
 async def choose_backend(host: PluginHost, settings: Settings, cwd: Path) -> ExecutionBackend:

@@ -9,7 +9,6 @@ scope (``enabledModels``) is saved by ``/scoped-models``.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,25 +28,14 @@ __all__ = [
 ]
 
 
-def _matches(model: Model, pattern: str) -> bool:
-    pattern = pattern.strip()
-    return fnmatch.fnmatchcase(model.ref, pattern) or fnmatch.fnmatchcase(model.id, pattern)
-
-
 def scoped_models(app: KnightcodeApp) -> list[Model]:
     """The models ``ctrl+p`` cycles through: ``enabledModels`` (patterns such as
     ``anthropic/*`` or ``gpt-4o``, in their order) over the available ones, else all available.
     """
+    from knightcode._modes.model_scope import scoped_models as scope
+
     available = app.agent.model_registry.available()
-    patterns = app.settings_model().enabled_models
-    if not patterns:
-        return available
-    chosen: list[Model] = []
-    for pattern in patterns:
-        for model in available:
-            if _matches(model, pattern) and model not in chosen:
-                chosen.append(model)
-    return chosen or available
+    return scope(available, app.settings_model().enabled_models) or available
 
 
 def _save_default(app: KnightcodeApp, model: Model) -> None:

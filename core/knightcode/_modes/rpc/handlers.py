@@ -299,8 +299,15 @@ async def set_model(ctx: RpcContext, command: c.SetModel) -> ModelInfo:
 
 @_handles(c.RpcCommand, "cycle_model")
 async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResult | None:
-    """The next available model after the current one; ``null`` when there is no other."""
-    models = ctx.agent.model_registry.available()
+    """The next model after the current one, among those of settings ``enabledModels`` when it
+    matches any (``isScoped``), else all available; ``null`` when there is no other.
+    """
+    from knightcode._modes.model_scope import scoped_models
+
+    available = ctx.agent.model_registry.available()
+    assert ctx.host.context is not None
+    scoped = scoped_models(available, ctx.host.context.settings.model.enabled_models)
+    models = scoped or available
     current = ctx.agent.model
     others = [m for m in models if (m.provider, m.id) != (current.provider, current.id)]
     if not others:
@@ -314,7 +321,7 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResul
     return {
         "model": model_json(chosen),
         "thinkingLevel": ctx.agent.thinking_level,
-        "isScoped": False,
+        "isScoped": bool(scoped),
     }
 
 
