@@ -32,7 +32,6 @@ from knightcode._config.schema import (
 )
 from knightcode._config.values import InvalidSetting
 from knightcode._errors import ConfigError
-from knightcode._llm.types import KNOWN_APIS
 
 __all__ = [
     "CostConfig",
@@ -44,6 +43,10 @@ __all__ = [
     "parse_model_configs",
     "parse_models_file",
 ]
+
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The keys a ``thinkingLevelMap`` may have (the thinking levels of settings and ``--thinking``)."""
 
 
 def _positive_int(value: object) -> str | None:
@@ -72,7 +75,9 @@ def _non_empty_str(value: object) -> str | None:
 
 
 def _api(value: object) -> str | None:
-    return values.check_choice(value, KNOWN_APIS)
+    # Any name is accepted, like the reference: a model whose API has no client here is listed
+    # and explained when chosen (see providers.unsupported_api_warnings), not a refusal to start.
+    return _non_empty_str(value)
 
 
 def _inputs(value: object) -> str | None:
@@ -82,6 +87,19 @@ def _inputs(value: object) -> str | None:
         or any(item not in ("text", "image") for item in value)
     ):
         return f'expected a list of "text" and "image", got {values.describe(value)}'
+    return None
+
+
+def _level_map(value: object) -> str | None:
+    if not isinstance(value, dict) or any(
+        key not in THINKING_LEVELS or not (item is None or isinstance(item, str))
+        for key, item in value.items()
+    ):
+        levels = ", ".join(THINKING_LEVELS)
+        return (
+            f"expected an object from thinking levels ({levels}) to a string or null, "
+            f"got {values.describe(value)}"
+        )
     return None
 
 
@@ -99,6 +117,7 @@ FLAG: Spec[bool] = Checked(values.check_bool)
 API: Spec[str] = Checked(_api)
 INPUTS: Spec[list[str]] = Checked(_inputs)
 STRING_MAP: Spec[dict[str, str]] = Checked(_string_map)
+LEVEL_MAP: Spec[dict[str, str | None]] = Checked(_level_map)
 OBJECT: Spec[dict[str, object]] = Checked(values.check_object)
 
 
@@ -138,6 +157,7 @@ class ModelConfig(_Strict):
     cost = nested("cost", CostConfig)
     headers = Field("headers", STRING_MAP, factory=dict)
     compat = Field("compat", OBJECT, factory=dict)
+    thinking_level_map = Field("thinkingLevelMap", LEVEL_MAP, factory=dict)
 
 
 class ModelOverride(_Strict):
@@ -152,6 +172,7 @@ class ModelOverride(_Strict):
     cost = Field("cost", nullable(OBJECT), None)
     headers = Field("headers", nullable(STRING_MAP), None)
     compat = Field("compat", nullable(OBJECT), None)
+    thinking_level_map = Field("thinkingLevelMap", nullable(LEVEL_MAP), None)
 
 
 class ProviderConfig(_Strict):
@@ -161,6 +182,8 @@ class ProviderConfig(_Strict):
     api = Field("api", nullable(API), None)
     api_key = Field("apiKey", nullable(NON_EMPTY), None)
     headers = Field("headers", STRING_MAP, factory=dict)
+    # True: send ``Authorization: Bearer <key>`` whatever the API (a proxy in front of Anthropic).
+    auth_header = Field("authHeader", FLAG, False)
     compat = Field("compat", OBJECT, factory=dict)
     models = Field("models", nullable(ListOf(SectionOf(ModelConfig))), None)
     model_overrides = Field("modelOverrides", MapOf(SectionOf(ModelOverride)), factory=dict)

@@ -294,8 +294,12 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
         ]
     level = options.reasoning
     if level and level != "off" and model.reasoning and compat["supportsReasoningEffort"]:
-        if compat["thinkingFormat"] == "openrouter":
-            body["reasoning"] = {"effort": _EFFORT[level]}
+        # models.json thinkingLevelMap: the provider's own name for a level; null = send none.
+        effort = model.thinking_level_map.get(level, _EFFORT[level])
+        if effort is None:
+            pass
+        elif compat["thinkingFormat"] == "openrouter":
+            body["reasoning"] = {"effort": effort}
         else:
-            body["reasoning_effort"] = _EFFORT[level]
+            body["reasoning_effort"] = effort
     return body

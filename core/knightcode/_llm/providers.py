@@ -22,7 +22,13 @@ from knightcode._llm.models_config import (
 from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
 from knightcode._plugins.definitions import Classifier, ProviderDefinition, ProviderStream
 
-__all__ = ["ProviderSpec", "apply_models_file", "build_models", "plugin_spec"]
+__all__ = [
+    "ProviderSpec",
+    "apply_models_file",
+    "build_models",
+    "plugin_spec",
+    "unsupported_api_warnings",
+]
 
 
 @dataclass
@@ -48,6 +54,7 @@ class ProviderSpec:
     classify: Classifier | None = None
     builtin: bool = False
     origin: str = "built-in"
+    auth_header: bool = False
 
     def where(self, field_name: str) -> str:
         """How an error about one of this provider's fields names it."""
@@ -137,6 +144,7 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
                 headers=dict(config.headers),
                 compat=dict(config.compat),
                 origin=origin,
+                auth_header=config.auth_header,
             )
         else:
             spec = dataclasses.replace(
@@ -148,6 +156,7 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
                 compat={**existing.compat, **config.compat},
                 models=dict(existing.models),
                 origin=origin,
+                auth_header=config.auth_header or existing.auth_header,
             )
         _apply_overrides(spec, config, path)
         seen: set[str] = set()
@@ -202,6 +211,11 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
             model.headers = {**current.headers, **override.headers}
         if override.compat is not None:
             model.compat = {**current.compat, **override.compat}
+        if override.thinking_level_map is not None:
+            model.thinking_level_map = {
+                **current.thinking_level_map,
+                **override.thinking_level_map,
+            }
         if override.cost is not None:
             where = ("providers", spec.name, "modelOverrides", model_id, "cost")
             try:
@@ -209,6 +223,29 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
             except InvalidSetting as exc:
                 raise models_json_error(path, exc.key_parts, exc.problem) from None
         spec.models[model_id] = model
+
+
+def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
+    """One line per provider whose models use an API knightcode has no client for.
+
+    The reference accepts ``openai-responses``, ``google-generative-ai`` … in models.json; such a
+    file must not stop knightcode from starting, so its models are listed and this line says why
+    choosing one fails (a plugin's ``stream`` serves any API, so those providers are not named).
+    """
+    lines = []
+    for spec in specs.values():
+        if spec.stream is not None:
+            continue
+        apis = sorted(
+            {api for config in spec.models.values() if (api := config.api or spec.api)}
+            - set(KNOWN_APIS)
+        )
+        if apis:
+            lines.append(
+                f"models.json: providers.{spec.name}: API {', '.join(apis)} is not supported "
+                f"(knightcode speaks {', '.join(KNOWN_APIS)}); its models are unavailable"
+            )
+    return lines
 
 
 def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
@@ -231,6 +268,7 @@ def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
                     cost=ModelCost(cost.input, cost.output, cost.cache_read, cost.cache_write),
                     headers={**spec.headers, **config.headers},
                     compat={**spec.compat, **config.compat},
+                    thinking_level_map=dict(config.thinking_level_map),
                 )
             )
     return models
