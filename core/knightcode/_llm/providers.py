@@ -19,6 +19,7 @@ from knightcode._llm.models_config import (
     parse_model_configs,
     parse_models_file,
 )
+from knightcode._llm.openai_convert import COMPAT_KEYS
 from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
 from knightcode._plugins.definitions import Classifier, ProviderDefinition, ProviderStream
 
@@ -226,25 +227,28 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
 
 
 def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
-    """One line per provider whose models use an API knightcode has no client for.
+    """One line per provider using what knightcode does not implement, naming what is ignored.
 
-    The reference accepts ``openai-responses``, ``google-generative-ai`` … in models.json; such a
-    file must not stop knightcode from starting, so its models are listed and this line says why
-    choosing one fails (a plugin's ``stream`` serves any API, so those providers are not named).
+    The reference accepts ``openai-responses``, ``google-generative-ai`` … and many ``compat``
+    switches in models.json; such a file must not stop knightcode from starting. A model whose API
+    has no client here is listed but unavailable (choosing it says why); an unknown ``compat``
+    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named.
     """
     lines = []
     for spec in specs.values():
         if spec.stream is not None:
             continue
-        apis = sorted(
-            {api for config in spec.models.values() if (api := config.api or spec.api)}
-            - set(KNOWN_APIS)
-        )
+        configs = spec.models.values()
+        apis = sorted({api for c in configs if (api := c.api or spec.api)} - set(KNOWN_APIS))
         if apis:
             lines.append(
                 f"models.json: providers.{spec.name}: API {', '.join(apis)} is not supported "
                 f"(knightcode speaks {', '.join(KNOWN_APIS)}); its models are unavailable"
             )
+        keys = set(spec.compat).union(*(c.compat for c in configs)) - COMPAT_KEYS
+        if keys:
+            names = ", ".join(f"compat.{key}" for key in sorted(keys))
+            lines.append(f"models.json: providers.{spec.name}: {names} not supported, ignored")
     return lines
 
 
