@@ -323,7 +323,9 @@ class ModelRegistry(DynamicModels):
         return None
 
     def available(self) -> list[Model]:
-        """Models whose provider has a key configured, or needs none."""
+        """Models whose provider has a key configured (or needs none) and whose API can be
+        spoken: a built-in client's, or any when the provider has a plugin ``stream``.
+        """
         usable = {provider: self.has_auth(provider) for provider in self._specs}
         return [
             model
