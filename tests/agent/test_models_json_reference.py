@@ -2,7 +2,9 @@
 
 Each models.json field and ``compat`` switch is checked on the request the scripted server
 receives; the reference's own examples (``tests/fixtures/reference_models_json``, copied from
-its ``docs/models.md``; where the docs write ``"models": [...]`` one model stands in) load
+its ``docs/models.md``; where the docs write ``"models": [...]`` one model stands in, and
+``newer-fields.json`` gathers what the reference's newer schema adds: ``authHeader``,
+``thinkingLevelMap``, ``cost.tiers``, ``samplingParams``, a model's ``baseUrl``, other APIs) load
 without error; credentials resolve in the reference's order.
 """
 
@@ -302,3 +304,37 @@ def test_oauth_entries_survive_a_rewrite(scripted: Scripted) -> None:
     scripted.server.add(text_reply("ok"))
     result = scripted.run("-p", "hi")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_model_base_url_wins_over_the_providers(scripted: Scripted) -> None:
+    """The reference lets one model live elsewhere than its provider (``models[].baseUrl``)."""
+    write_models(
+        scripted,
+        {
+            "baseUrl": "http://127.0.0.1:9/v1",  # nothing listens here
+            "models": [model_entry(baseUrl=scripted.server.base_url)],
+        },
+    )
+    assert ask(scripted)["model"] == MODEL
+
+
+def test_fields_accepted_but_unused_are_named_in_one_line(scripted: Scripted) -> None:
+    tiers = [
+        {"inputTokensAbove": 200000, "input": 6, "output": 22, "cacheRead": 0, "cacheWrite": 0}
+    ]
+    cost = {"input": 3, "output": 15, "cacheRead": 0, "cacheWrite": 0, "tiers": tiers}
+    write_models(
+        scripted,
+        {
+            "name": "Scripted Server",
+            "models": [model_entry(samplingParams={"temperature": 0.2}, cost=cost)],
+        },
+    )
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "models.json: providers.scripted.name, providers.scripted.models[0].samplingParams, "
+        "providers.scripted.models[0].cost.tiers not supported, ignored"
+    ) in result.stderr
+    assert "temperature" not in json.dumps(scripted.server.requests[-1].body)

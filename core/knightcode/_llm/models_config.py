@@ -103,6 +103,12 @@ def _level_map(value: object) -> str | None:
     return None
 
 
+def _object_list(value: object) -> str | None:
+    if not isinstance(value, list) or any(not isinstance(item, dict) for item in value):
+        return f"expected a list of objects, got {values.describe(value)}"
+    return None
+
+
 def _string_map(value: object) -> str | None:
     if not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values()):
         return f"expected an object whose values are strings, got {values.describe(value)}"
@@ -119,6 +125,7 @@ INPUTS: Spec[list[str]] = Checked(_inputs)
 STRING_MAP: Spec[dict[str, str]] = Checked(_string_map)
 LEVEL_MAP: Spec[dict[str, str | None]] = Checked(_level_map)
 OBJECT: Spec[dict[str, object]] = Checked(values.check_object)
+OBJECT_LIST: Spec[list[dict[str, object]]] = Checked(_object_list)
 
 
 class _Strict(Section):
@@ -142,6 +149,8 @@ class CostConfig(_Strict):
     output = Field("output", PRICE, 0.0)
     cache_read = Field("cacheRead", PRICE, 0.0)
     cache_write = Field("cacheWrite", PRICE, 0.0)
+    # The reference's tiered prices (a higher rate above some input size): accepted, not used.
+    tiers = Field("tiers", nullable(OBJECT_LIST), None)
 
 
 class ModelConfig(_Strict):
@@ -150,6 +159,7 @@ class ModelConfig(_Strict):
     id = Field("id", NON_EMPTY)
     name = Field("name", nullable(TEXT), None)
     api = Field("api", nullable(API), None)
+    base_url = Field("baseUrl", nullable(NON_EMPTY), None)
     reasoning = Field("reasoning", FLAG, False)
     input = Field("input", INPUTS, factory=lambda: ["text"])
     context_window = Field("contextWindow", POSITIVE_INT, 128000)
@@ -158,6 +168,8 @@ class ModelConfig(_Strict):
     headers = Field("headers", STRING_MAP, factory=dict)
     compat = Field("compat", OBJECT, factory=dict)
     thinking_level_map = Field("thinkingLevelMap", LEVEL_MAP, factory=dict)
+    # The reference's per-model sampling parameters: accepted with a warning, not sent.
+    sampling_params = Field("samplingParams", nullable(OBJECT), None)
 
 
 class ModelOverride(_Strict):
@@ -178,6 +190,7 @@ class ModelOverride(_Strict):
 class ProviderConfig(_Strict):
     """``providers.<name>``."""
 
+    name = Field("name", nullable(NON_EMPTY), None)  # a display name: accepted, not shown
     base_url = Field("baseUrl", nullable(NON_EMPTY), None)
     api = Field("api", nullable(API), None)
     api_key = Field("apiKey", nullable(NON_EMPTY), None)

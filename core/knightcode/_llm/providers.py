@@ -123,15 +123,18 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
     return spec
 
 
-def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
+def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> list[str]:
     """Merge ``path`` (a models.json) into ``specs``; a missing file changes nothing.
 
+    :returns: warnings to show: one line naming the reference's fields that are accepted but
+        not used here (``samplingParams``, ``cost.tiers``, a provider's display ``name``)
     :raises ConfigError: the file is unreadable or invalid (naming the file and the field)
     """
     data = read_json_object(path)
     if data is None:
-        return
+        return []
     parsed = parse_models_file(data, path)
+    ignored: list[str] = []
     origin = f"models.json error in {path}"
     for name, config in parsed.providers.items():
         existing = specs.get(name)
@@ -171,12 +174,31 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
             seen.add(model.id)
             spec.models[model.id] = model
         specs[name] = spec
+        ignored.extend(_ignored_fields(name, config))
+    if not ignored:
+        return []
+    return [f"models.json: {', '.join(ignored)} not supported, ignored"]
+
+
+def _ignored_fields(name: str, config: ProviderConfig) -> list[str]:
+    """The fields of the reference's models.json that knightcode accepts but does not use."""
+    where = f"providers.{name}"
+    fields = [f"{where}.name"] if config.name is not None else []
+    for index, model in enumerate(config.models or ()):
+        if model.sampling_params is not None:
+            fields.append(f"{where}.models[{index}].samplingParams")
+        if model.cost.tiers is not None:
+            fields.append(f"{where}.models[{index}].cost.tiers")
+    for model_id, override in config.model_overrides.items():
+        if override.cost is not None and "tiers" in override.cost:
+            fields.append(f"{where}.modelOverrides.{model_id}.cost.tiers")
+    return fields
 
 
 def _check_new_provider(name: str, config: ProviderConfig, path: Path) -> None:
     if not config.models:
         return
-    if config.base_url is None:
+    if config.base_url is None and any(model.base_url is None for model in config.models):
         raise models_json_error(
             path, ["providers", name, "baseUrl"], "required for a provider that is not built in"
         )
@@ -264,7 +286,7 @@ def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
                     id=config.id,
                     name=config.name or config.id,
                     api=config.api or spec.api or "custom",
-                    base_url=spec.base_url or "",
+                    base_url=config.base_url or spec.base_url or "",
                     context_window=config.context_window,
                     max_tokens=config.max_tokens,
                     reasoning=config.reasoning,

@@ -133,7 +133,7 @@ class ModelRegistry(DynamicModels):
                 continue
             specs[definition.name] = spec
         if self.agent_dir is not None:
-            apply_models_file(specs, self.agent_dir / MODELS_FILENAME)
+            self.load_errors.extend(apply_models_file(specs, self.agent_dir / MODELS_FILENAME))
         self.load_errors.extend(unsupported_api_warnings(specs))
         self._specs = specs
         self._static_models = build_models(specs)
