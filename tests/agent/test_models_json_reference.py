@@ -167,14 +167,20 @@ def test_max_tokens_field(scripted: Scripted) -> None:
 
 def test_unknown_compat_keys_are_named_once_and_ignored(scripted: Scripted) -> None:
     write_models(scripted, {"compat": {"requiresThinkingAsText": True, "cacheControlFormat": "x"}})
-    scripted.server.add(text_reply("ok"))
-    result = scripted.run("-p", "hi")
-    assert result.returncode == 0, result.stderr
+    stderr = stderr_of_a_good_run(scripted)
     assert (
         "models.json: providers.scripted: compat.cacheControlFormat, "
         "compat.requiresThinkingAsText not supported, ignored"
-    ) in result.stderr
-    assert result.stderr.count("requiresThinkingAsText") == 1
+    ) in stderr
+    assert stderr.count("requiresThinkingAsText") == 1
+
+
+def stderr_of_a_good_run(scripted: Scripted) -> str:
+    """What a successful ``-p`` run wrote to stderr (its warnings)."""
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    return result.stderr
 
 
 @pytest.mark.parametrize("api", ["openai-responses", "google-generative-ai", "bedrock-converse"])
@@ -330,11 +336,8 @@ def test_fields_accepted_but_unused_are_named_in_one_line(scripted: Scripted) ->
             "models": [model_entry(samplingParams={"temperature": 0.2}, cost=cost)],
         },
     )
-    scripted.server.add(text_reply("ok"))
-    result = scripted.run("-p", "hi")
-    assert result.returncode == 0, result.stderr
     assert (
         "models.json: providers.scripted.name, providers.scripted.models[0].samplingParams, "
         "providers.scripted.models[0].cost.tiers not supported, ignored"
-    ) in result.stderr
+    ) in stderr_of_a_good_run(scripted)
     assert "temperature" not in json.dumps(scripted.server.requests[-1].body)
