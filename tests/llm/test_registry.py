@@ -247,9 +247,8 @@ BAD_MODELS_JSON = [
         'providers.local.models[0].contextwindow: unknown key (did you mean "contextWindow"?)',
     ),
     (
-        {"providers": {"local": {"baseUrl": "http://x", "api": "grpc", "models": []}}},
-        'providers.local.api: expected one of "openai-completions", "anthropic-messages", '
-        'got "grpc"',
+        {"providers": {"local": {"baseUrl": "http://x", "api": "", "models": []}}},
+        'providers.local.api: expected a non-empty string, got ""',
     ),
     (
         {
@@ -435,15 +434,14 @@ def test_api_key_literal_env_name_and_command(agent_dir: Path, tmp_path: Path) -
 
 
 def test_api_key_precedence(agent_dir: Path) -> None:
-    environ = {"OPENAI_API_KEY": "from-env"}
-    registry = ModelRegistry(agent_dir, environ=environ)
+    """The reference's order: --api-key, auth.json, the environment, then models.json."""
+    write_models(agent_dir, {"providers": {"openai": {"apiKey": "from-models-json"}}})
+    assert ModelRegistry(agent_dir, environ={}).get_api_key("openai") == "from-models-json"
+    registry = ModelRegistry(agent_dir, environ={"OPENAI_API_KEY": "from-env"})
     assert registry.get_api_key("openai") == "from-env"
     assert registry.auth is not None
     registry.auth.set("openai", "from-auth-json")
     assert registry.get_api_key("openai") == "from-auth-json"
-    write_models(agent_dir, {"providers": {"openai": {"apiKey": "from-models-json"}}})
-    registry.refresh()
-    assert registry.get_api_key("openai") == "from-models-json"
     registry.set_runtime_api_key("openai", "from-flag")
     assert registry.get_api_key("openai") == "from-flag"
 

@@ -33,8 +33,8 @@ class ProviderAccess:
 
     :param provider: the provider name
     :param base_url: the configured base URL (plugin definition, then models.json), or None
-    :param api_key: the key from ``--api-key``, models.json ``apiKey``, ``auth.json`` (type
-        ``api_key``) or the provider's environment variables, or None
+    :param api_key: the key from ``--api-key``, ``auth.json`` (type ``api_key``), the provider's
+        environment variables or models.json ``apiKey`` (the first that has one), or None
     :param headers: configured extra headers (values unresolved)
     :param agent_dir: the agent directory (where ``auth.json`` lives), or None
     :param environ: the environment to read variables from

@@ -32,7 +32,6 @@ from knightcode._config.schema import (
 )
 from knightcode._config.values import InvalidSetting
 from knightcode._errors import ConfigError
-from knightcode._llm.types import KNOWN_APIS
 
 __all__ = [
     "CostConfig",
@@ -44,6 +43,10 @@ __all__ = [
     "parse_model_configs",
     "parse_models_file",
 ]
+
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The keys a ``thinkingLevelMap`` may have (the thinking levels of settings and ``--thinking``)."""
 
 
 def _positive_int(value: object) -> str | None:
@@ -72,7 +75,9 @@ def _non_empty_str(value: object) -> str | None:
 
 
 def _api(value: object) -> str | None:
-    return values.check_choice(value, KNOWN_APIS)
+    # Any name is accepted, like the reference: a model whose API has no client here is listed
+    # and explained when chosen (see providers.unsupported_api_warnings), not a refusal to start.
+    return _non_empty_str(value)
 
 
 def _inputs(value: object) -> str | None:
@@ -82,6 +87,25 @@ def _inputs(value: object) -> str | None:
         or any(item not in ("text", "image") for item in value)
     ):
         return f'expected a list of "text" and "image", got {values.describe(value)}'
+    return None
+
+
+def _level_map(value: object) -> str | None:
+    if not isinstance(value, dict) or any(
+        key not in THINKING_LEVELS or not (item is None or isinstance(item, str))
+        for key, item in value.items()
+    ):
+        levels = ", ".join(THINKING_LEVELS)
+        return (
+            f"expected an object from thinking levels ({levels}) to a string or null, "
+            f"got {values.describe(value)}"
+        )
+    return None
+
+
+def _object_list(value: object) -> str | None:
+    if not isinstance(value, list) or any(not isinstance(item, dict) for item in value):
+        return f"expected a list of objects, got {values.describe(value)}"
     return None
 
 
@@ -99,7 +123,9 @@ FLAG: Spec[bool] = Checked(values.check_bool)
 API: Spec[str] = Checked(_api)
 INPUTS: Spec[list[str]] = Checked(_inputs)
 STRING_MAP: Spec[dict[str, str]] = Checked(_string_map)
+LEVEL_MAP: Spec[dict[str, str | None]] = Checked(_level_map)
 OBJECT: Spec[dict[str, object]] = Checked(values.check_object)
+OBJECT_LIST: Spec[list[dict[str, object]]] = Checked(_object_list)
 
 
 class _Strict(Section):
@@ -123,6 +149,8 @@ class CostConfig(_Strict):
     output = Field("output", PRICE, 0.0)
     cache_read = Field("cacheRead", PRICE, 0.0)
     cache_write = Field("cacheWrite", PRICE, 0.0)
+    # The reference's tiered prices (a higher rate above some input size): accepted, not used.
+    tiers = Field("tiers", nullable(OBJECT_LIST), None)
 
 
 class ModelConfig(_Strict):
@@ -131,6 +159,7 @@ class ModelConfig(_Strict):
     id = Field("id", NON_EMPTY)
     name = Field("name", nullable(TEXT), None)
     api = Field("api", nullable(API), None)
+    base_url = Field("baseUrl", nullable(NON_EMPTY), None)
     reasoning = Field("reasoning", FLAG, False)
     input = Field("input", INPUTS, factory=lambda: ["text"])
     context_window = Field("contextWindow", POSITIVE_INT, 128000)
@@ -138,6 +167,9 @@ class ModelConfig(_Strict):
     cost = nested("cost", CostConfig)
     headers = Field("headers", STRING_MAP, factory=dict)
     compat = Field("compat", OBJECT, factory=dict)
+    thinking_level_map = Field("thinkingLevelMap", LEVEL_MAP, factory=dict)
+    # The reference's per-model sampling parameters: accepted with a warning, not sent.
+    sampling_params = Field("samplingParams", nullable(OBJECT), None)
 
 
 class ModelOverride(_Strict):
@@ -152,15 +184,19 @@ class ModelOverride(_Strict):
     cost = Field("cost", nullable(OBJECT), None)
     headers = Field("headers", nullable(STRING_MAP), None)
     compat = Field("compat", nullable(OBJECT), None)
+    thinking_level_map = Field("thinkingLevelMap", nullable(LEVEL_MAP), None)
 
 
 class ProviderConfig(_Strict):
     """``providers.<name>``."""
 
+    name = Field("name", nullable(NON_EMPTY), None)  # a display name: accepted, not shown
     base_url = Field("baseUrl", nullable(NON_EMPTY), None)
     api = Field("api", nullable(API), None)
     api_key = Field("apiKey", nullable(NON_EMPTY), None)
     headers = Field("headers", STRING_MAP, factory=dict)
+    # True: send ``Authorization: Bearer <key>`` whatever the API (a proxy in front of Anthropic).
+    auth_header = Field("authHeader", FLAG, False)
     compat = Field("compat", OBJECT, factory=dict)
     models = Field("models", nullable(ListOf(SectionOf(ModelConfig))), None)
     model_overrides = Field("modelOverrides", MapOf(SectionOf(ModelOverride)), factory=dict)

@@ -11,7 +11,13 @@ from the base URL:
   (``reasoning_effort``, or OpenRouter's ``reasoning: {effort}``);
 * ``supportsUsageInStreaming``: ask for ``stream_options.include_usage``;
 * ``supportsStore``: send ``store: false`` (OpenAI keeps completions otherwise);
-* ``requiresToolResultName`` / ``requiresMistralToolIds``: Mistral's rules for tool messages.
+* ``requiresToolResultName`` / ``requiresMistralToolIds``: Mistral's rules for tool messages;
+* ``thinkingFormat`` ``"zai"`` / ``"qwen"``: thinking switched by ``enable_thinking``;
+* ``openRouterRouting`` / ``vercelGatewayRouting``: provider-routing preferences, sent as given;
+* ``extraBody``: fields merged into the request body last.
+
+Other keys the reference knows are accepted and ignored; models.json loading names them once
+(:data:`COMPAT_KEYS`).
 """
 
 from __future__ import annotations
@@ -30,7 +36,24 @@ from knightcode._types.messages import (
     UserMessage,
 )
 
-__all__ = ["build_openai_body", "resolve_compat"]
+__all__ = ["COMPAT_KEYS", "build_openai_body", "resolve_compat"]
+
+COMPAT_KEYS = frozenset(
+    {
+        "maxTokensField",
+        "supportsDeveloperRole",
+        "supportsReasoningEffort",
+        "supportsUsageInStreaming",
+        "supportsStore",
+        "thinkingFormat",
+        "requiresToolResultName",
+        "requiresMistralToolIds",
+        "openRouterRouting",
+        "vercelGatewayRouting",
+        "extraBody",
+    }
+)
+"""The ``compat`` switches this client implements."""
 
 _EFFORT = {
     "minimal": "minimal",
@@ -292,10 +315,47 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
             }
             for tool in context.tools
         ]
-    level = options.reasoning
-    if level and level != "off" and model.reasoning and compat["supportsReasoningEffort"]:
-        if compat["thinkingFormat"] == "openrouter":
-            body["reasoning"] = {"effort": _EFFORT[level]}
-        else:
-            body["reasoning_effort"] = _EFFORT[level]
+    _add_reasoning(body, model, compat, options.reasoning)
+    _add_routing(body, compat)
+    extra = compat.get("extraBody")
+    if isinstance(extra, dict):
+        body.update(extra)  # models.json compat.extraBody: fields this client does not know
     return body
+
+
+def _add_reasoning(
+    body: dict[str, object], model: Model, compat: dict[str, object], level: str | None
+) -> None:
+    """The thinking switches of the request, in the dialect ``compat.thinkingFormat`` names."""
+    if not model.reasoning:
+        return
+    thinking = bool(level) and level != "off"
+    if compat["thinkingFormat"] in ("zai", "qwen"):
+        body["enable_thinking"] = thinking
+        return
+    if not compat["supportsReasoningEffort"]:
+        return
+    # models.json thinkingLevelMap: the provider's own name for a level; null = send none. A
+    # string for "off" is sent when thinking is off (some servers think unless told not to).
+    if thinking and level is not None:
+        effort = model.thinking_level_map.get(level, _EFFORT[level])
+    else:
+        effort = model.thinking_level_map.get("off")
+    if effort is None:
+        return
+    if compat["thinkingFormat"] == "openrouter":
+        body["reasoning"] = {"effort": effort}
+    else:
+        body["reasoning_effort"] = effort
+
+
+def _add_routing(body: dict[str, object], compat: dict[str, object]) -> None:
+    """OpenRouter's and the Vercel AI Gateway's provider-routing preferences, when configured."""
+    routing = compat.get("openRouterRouting")
+    if isinstance(routing, dict) and routing:
+        body["provider"] = routing
+    gateway = compat.get("vercelGatewayRouting")
+    if isinstance(gateway, dict):
+        chosen = {key: gateway[key] for key in ("only", "order") if gateway.get(key)}
+        if chosen:
+            body["providerOptions"] = {"gateway": chosen}

@@ -19,10 +19,17 @@ from knightcode._llm.models_config import (
     parse_model_configs,
     parse_models_file,
 )
+from knightcode._llm.openai_convert import COMPAT_KEYS
 from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
 from knightcode._plugins.definitions import Classifier, ProviderDefinition, ProviderStream
 
-__all__ = ["ProviderSpec", "apply_models_file", "build_models", "plugin_spec"]
+__all__ = [
+    "ProviderSpec",
+    "apply_models_file",
+    "build_models",
+    "plugin_spec",
+    "unsupported_api_warnings",
+]
 
 
 @dataclass
@@ -48,6 +55,7 @@ class ProviderSpec:
     classify: Classifier | None = None
     builtin: bool = False
     origin: str = "built-in"
+    auth_header: bool = False
 
     def where(self, field_name: str) -> str:
         """How an error about one of this provider's fields names it."""
@@ -115,15 +123,18 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
     return spec
 
 
-def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
+def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> list[str]:
     """Merge ``path`` (a models.json) into ``specs``; a missing file changes nothing.
 
+    :returns: warnings to show: one line naming the reference's fields that are accepted but
+        not used here (``samplingParams``, ``cost.tiers``, a provider's display ``name``)
     :raises ConfigError: the file is unreadable or invalid (naming the file and the field)
     """
     data = read_json_object(path)
     if data is None:
-        return
+        return []
     parsed = parse_models_file(data, path)
+    ignored: list[str] = []
     origin = f"models.json error in {path}"
     for name, config in parsed.providers.items():
         existing = specs.get(name)
@@ -137,6 +148,7 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
                 headers=dict(config.headers),
                 compat=dict(config.compat),
                 origin=origin,
+                auth_header=config.auth_header,
             )
         else:
             spec = dataclasses.replace(
@@ -148,6 +160,7 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
                 compat={**existing.compat, **config.compat},
                 models=dict(existing.models),
                 origin=origin,
+                auth_header=config.auth_header or existing.auth_header,
             )
         _apply_overrides(spec, config, path)
         seen: set[str] = set()
@@ -161,12 +174,31 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> None:
             seen.add(model.id)
             spec.models[model.id] = model
         specs[name] = spec
+        ignored.extend(_ignored_fields(name, config))
+    if not ignored:
+        return []
+    return [f"models.json: {', '.join(ignored)} not supported, ignored"]
+
+
+def _ignored_fields(name: str, config: ProviderConfig) -> list[str]:
+    """The fields of the reference's models.json that knightcode accepts but does not use."""
+    where = f"providers.{name}"
+    fields = [f"{where}.name"] if config.name is not None else []
+    for index, model in enumerate(config.models or ()):
+        if model.sampling_params is not None:
+            fields.append(f"{where}.models[{index}].samplingParams")
+        if model.cost.tiers is not None:
+            fields.append(f"{where}.models[{index}].cost.tiers")
+    for model_id, override in config.model_overrides.items():
+        if override.cost is not None and "tiers" in override.cost:
+            fields.append(f"{where}.modelOverrides.{model_id}.cost.tiers")
+    return fields
 
 
 def _check_new_provider(name: str, config: ProviderConfig, path: Path) -> None:
     if not config.models:
         return
-    if config.base_url is None:
+    if config.base_url is None and any(model.base_url is None for model in config.models):
         raise models_json_error(
             path, ["providers", name, "baseUrl"], "required for a provider that is not built in"
         )
@@ -202,6 +234,11 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
             model.headers = {**current.headers, **override.headers}
         if override.compat is not None:
             model.compat = {**current.compat, **override.compat}
+        if override.thinking_level_map is not None:
+            model.thinking_level_map = {
+                **current.thinking_level_map,
+                **override.thinking_level_map,
+            }
         if override.cost is not None:
             where = ("providers", spec.name, "modelOverrides", model_id, "cost")
             try:
@@ -209,6 +246,32 @@ def _apply_overrides(spec: ProviderSpec, config: ProviderConfig, path: Path) -> 
             except InvalidSetting as exc:
                 raise models_json_error(path, exc.key_parts, exc.problem) from None
         spec.models[model_id] = model
+
+
+def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
+    """One line per provider using what knightcode does not implement, naming what is ignored.
+
+    The reference accepts ``openai-responses``, ``google-generative-ai`` … and many ``compat``
+    switches in models.json; such a file must not stop knightcode from starting. A model whose API
+    has no client here is listed but unavailable (choosing it says why); an unknown ``compat``
+    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named.
+    """
+    lines = []
+    for spec in specs.values():
+        if spec.stream is not None:
+            continue
+        configs = spec.models.values()
+        apis = sorted({api for c in configs if (api := c.api or spec.api)} - set(KNOWN_APIS))
+        if apis:
+            lines.append(
+                f"models.json: providers.{spec.name}: API {', '.join(apis)} is not supported "
+                f"(knightcode speaks {', '.join(KNOWN_APIS)}); its models are unavailable"
+            )
+        keys = set(spec.compat).union(*(c.compat for c in configs)) - COMPAT_KEYS
+        if keys:
+            names = ", ".join(f"compat.{key}" for key in sorted(keys))
+            lines.append(f"models.json: providers.{spec.name}: {names} not supported, ignored")
+    return lines
 
 
 def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
@@ -223,7 +286,7 @@ def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
                     id=config.id,
                     name=config.name or config.id,
                     api=config.api or spec.api or "custom",
-                    base_url=spec.base_url or "",
+                    base_url=config.base_url or spec.base_url or "",
                     context_window=config.context_window,
                     max_tokens=config.max_tokens,
                     reasoning=config.reasoning,
@@ -231,6 +294,7 @@ def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
                     cost=ModelCost(cost.input, cost.output, cost.cache_read, cost.cache_write),
                     headers={**spec.headers, **config.headers},
                     compat={**spec.compat, **config.compat},
+                    thinking_level_map=dict(config.thinking_level_map),
                 )
             )
     return models

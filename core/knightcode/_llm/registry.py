@@ -15,11 +15,12 @@ Plugin providers with a ``discover`` function list their models at run time, fro
 once by itself. Some of those models are *classifiers* (``Model.kind``): they are listed apart in
 :attr:`~ModelRegistry.classifiers` and answer :meth:`~ModelRegistry.classify`, never a chat.
 
-API keys are looked up in this order: a runtime key (``--api-key``), the provider's configured
-``apiKey`` (models.json or plugin; literal, environment variable name or ``!command``), the
-provider's entry in ``auth.json``, then the provider's environment variables
-(``OPENAI_API_KEY`` …). A provider that is not built in and configures no key needs none (a
-local llama.cpp or Ollama endpoint).
+API keys are looked up in the reference's order: a runtime key (``--api-key``), the provider's
+entry in ``auth.json``, the provider's environment variables (``OPENAI_API_KEY`` …), then the
+provider's configured ``apiKey`` (models.json or plugin). A stored or configured key is a
+literal, an environment variable name or a ``!command`` (see :mod:`knightcode._llm.keys`). A
+provider that is not built in and configures no key needs none (a local llama.cpp or Ollama
+endpoint).
 """
 
 from __future__ import annotations
@@ -43,9 +44,21 @@ from knightcode._llm.discovery import DiscoveredState
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode._llm.openai_completions import stream_openai_completions
-from knightcode._llm.providers import ProviderSpec, apply_models_file, build_models, plugin_spec
+from knightcode._llm.providers import (
+    ProviderSpec,
+    apply_models_file,
+    build_models,
+    plugin_spec,
+    unsupported_api_warnings,
+)
 from knightcode._llm.registry_dynamic import DynamicModels
-from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message
+from knightcode._llm.types import (
+    KNOWN_APIS,
+    Context,
+    Model,
+    StreamOptions,
+    new_assistant_message,
+)
 from knightcode._plugins.definitions import ProviderDefinition, ProviderStream
 from knightcode._types.stream import AssistantMessageEvent
 
@@ -128,7 +141,8 @@ class ModelRegistry(DynamicModels):
                 continue
             specs[definition.name] = spec
         if self.agent_dir is not None:
-            apply_models_file(specs, self.agent_dir / MODELS_FILENAME)
+            self.load_errors.extend(apply_models_file(specs, self.agent_dir / MODELS_FILENAME))
+        self.load_errors.extend(unsupported_api_warnings(specs))
         self._specs = specs
         self._static_models = build_models(specs)
         self._combine()
@@ -286,15 +300,13 @@ class ModelRegistry(DynamicModels):
         if provider in self._runtime_keys or not self.needs_api_key(provider):
             return True
         spec = self._specs[provider]
-        if spec.api_key is not None:
-            return True
-        env = self._env()
-        if any(env.get(name) for name in spec.env_keys):
-            return True
         try:
-            return self.auth is not None and self.auth.get(provider) is not None
+            if self.auth is not None and self.auth.get(provider) is not None:
+                return True
         except ConfigError:
-            return False
+            pass
+        env = self._env()
+        return spec.api_key is not None or any(env.get(name) for name in spec.env_keys)
 
     def get_api_key(self, provider: str) -> str | None:
         """The key for ``provider`` (see the module docstring for the order), or None.
@@ -304,23 +316,34 @@ class ModelRegistry(DynamicModels):
         runtime = self._runtime_keys.get(provider)
         if runtime:
             return runtime
-        spec = self._specs.get(provider)
-        if spec is not None and spec.api_key is not None:
-            return resolve_config_value(spec.api_key, spec.where("apiKey"), self.environ)
         if self.auth is not None:
             stored = self.auth.get(provider)
             if stored:
-                return stored
+                where = f"auth.json error in {self.auth.path}: {provider}.key"
+                return resolve_config_value(stored, where, self.environ)
+        spec = self._specs.get(provider)
         env = self._env()
         for name in spec.env_keys if spec is not None else ():
             if env.get(name):
                 return env[name]
+        if spec is not None and spec.api_key is not None:
+            return resolve_config_value(spec.api_key, spec.where("apiKey"), self.environ)
         return None
 
     def available(self) -> list[Model]:
-        """Models whose provider has a key configured, or needs none."""
+        """Models whose provider has a key configured (or needs none) and whose API can be
+        spoken: a built-in client's, or any when the provider has a plugin ``stream``.
+        """
         usable = {provider: self.has_auth(provider) for provider in self._specs}
-        return [model for model in self._models if usable.get(model.provider)]
+        return [
+            model
+            for model in self._models
+            if usable.get(model.provider) and self._has_client(model)
+        ]
+
+    def _has_client(self, model: Model) -> bool:
+        spec = self._specs.get(model.provider)
+        return model.api in KNOWN_APIS or (spec is not None and spec.stream is not None)
 
     def _env(self) -> Mapping[str, str]:
         return os.environ if self.environ is None else self.environ
@@ -363,7 +386,9 @@ class ModelRegistry(DynamicModels):
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
         else:
             yield _config_error(
-                model, f"no client for API {model.api!r} (provider {model.provider!r})"
+                model,
+                f"{model.ref} uses the API {model.api!r}, which knightcode has no client for "
+                f"(supported: {', '.join(KNOWN_APIS)}); choose another model",
             )
             return
         async with contextlib.aclosing(events):
@@ -379,6 +404,9 @@ class ModelRegistry(DynamicModels):
             if key is None and self.needs_api_key(model.provider):
                 raise ConfigError(_missing_key_message(model.provider, spec))
         headers = options.headers
+        if spec is not None and spec.auth_header and key:
+            # models.json authHeader: a proxy that wants a bearer token whatever the API.
+            headers = {"Authorization": f"Bearer {key}", **headers}
         if model.headers:
             resolved = {}
             for name, value in model.headers.items():

@@ -63,6 +63,8 @@ class Model:
     :param headers: extra request headers as configured (values may still name an environment
         variable or a ``!command``; :meth:`ModelRegistry.stream` sends them resolved)
     :param compat: OpenAI-compatibility switches (``maxTokensField``, ``supportsDeveloperRole`` …)
+    :param thinking_level_map: models.json ``thinkingLevelMap``: the effort value a thinking
+        level is sent as (``{"xhigh": "xhigh"}``), or None for "send no effort at this level"
     :param kind: ``"chat"`` for a model that streams replies, ``"classifier"`` for one that only
         answers typed questions (:meth:`ModelRegistry.classify`); classifiers are listed apart
         (``ModelRegistry.classifiers``) and never offered as the session's model
@@ -81,6 +83,7 @@ class Model:
     # dicts are not hashable; hashing a model by its identity fields is what callers want anyway.
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
     compat: Mapping[str, object] = field(default_factory=dict, hash=False)
+    thinking_level_map: Mapping[str, str | None] = field(default_factory=dict, hash=False)
     kind: Literal["chat", "classifier"] = "chat"
 
     @property
