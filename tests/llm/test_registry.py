@@ -15,7 +15,7 @@ import pytest
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.keys import AuthStorage, clear_command_cache, resolve_config_value
 from knightcode._llm.registry import ModelRegistry
-from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._llm.types import KNOWN_APIS, Context, Model, StreamOptions
 from knightcode._plugins.definitions import ProviderDefinition
 from knightcode.testing import ScriptedServer, text_reply
 
@@ -185,6 +185,9 @@ def test_missing_or_empty_models_json(agent_dir: Path) -> None:
     assert ModelRegistry(agent_dir, environ={}).find_known("openai", "gpt-5") is not None
 
 
+API_CHOICES = ", ".join(f'"{api}"' for api in KNOWN_APIS)
+"""How a models.json error lists the APIs knightcode speaks."""
+
 BAD_MODELS_JSON = [
     (
         {
@@ -338,7 +341,7 @@ BAD_MODELS_JSON = [
         },
         (
             'providers.local.api: required (or an "api" on every model): '
-            'one of "openai-completions", "anthropic-messages"; models[1] has none'
+            f"one of {API_CHOICES}; models[1] has none"
         ),
     ),
     (
