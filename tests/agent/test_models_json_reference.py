@@ -102,7 +102,8 @@ def test_thinking_level_map_in_model_overrides(scripted: Scripted) -> None:
     assert result.returncode == 0, result.stderr
     body = scripted.server.requests[-1].body
     assert isinstance(body, dict)
-    assert body["reasoning_effort"] == "xhigh"
+    assert scripted.server.requests[-1].path == "/v1/responses"  # openai speaks Responses
+    assert body["reasoning"]["effort"] == "xhigh"
 
 
 def test_a_bad_thinking_level_map_names_the_field(scripted: Scripted) -> None:

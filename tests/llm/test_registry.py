@@ -69,8 +69,11 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
     assert (
         gpt is not None
         and gpt.base_url == "https://api.openai.com/v1"
-        and gpt.api == "openai-completions"
+        and gpt.api == "openai-responses"
     )
+    azure = registry.find_known("azure-openai-responses", "gpt-5")
+    assert azure is not None and azure.api == "azure-openai-responses" and azure.base_url == ""
+    assert "azure-openai-responses" in registry.providers
     claude = registry.find_known("anthropic", "claude-sonnet-4-5")
     assert claude is not None and claude.api == "anthropic-messages" and claude.cost.input == 3
     assert registry.available() == []

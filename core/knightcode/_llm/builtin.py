@@ -101,7 +101,7 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
     },
     "openai": {
         "baseUrl": "https://api.openai.com/v1",
-        "api": "openai-completions",
+        "api": "openai-responses",  # as in the reference: reasoning carried across turns
         "env": ("OPENAI_API_KEY",),
         "models": [
             _m("gpt-5", "GPT-5", 400000, 128000, (1.25, 10, 0.125, 0), reasoning=True),
@@ -199,4 +199,14 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
             _m("grok-4", "Grok 4", 256000, 64000, (3, 15, 0.75, 0), reasoning=True),
         ],
     },
+}
+
+# Azure OpenAI serves OpenAI's models under deployment names. The base URL comes from the
+# environment (AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME) or models.json's baseUrl when
+# a request is made (knightcode._llm.azure_openai); it is empty here, as in the reference.
+BUILTIN_PROVIDERS["azure-openai-responses"] = {
+    "baseUrl": "",
+    "api": "azure-openai-responses",
+    "env": ("AZURE_OPENAI_API_KEY",),
+    "models": list(BUILTIN_PROVIDERS["openai"]["models"]),
 }
