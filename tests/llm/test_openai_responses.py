@@ -16,7 +16,7 @@ from knightcode._llm.azure_openai import (
     parse_deployment_map,
     stream_azure_openai_responses,
 )
-from knightcode._llm.errors import is_retryable
+from knightcode._llm.errors import is_context_overflow, is_retryable
 from knightcode._llm.openai_responses import stream_openai_responses
 from knightcode._llm.openai_responses_convert import normalize_call_id
 from knightcode._llm.types import Context, Model, StreamOptions, Tool
@@ -367,6 +367,62 @@ async def test_abort_mid_stream_returns_promptly(server: ScriptedServer) -> None
             aborted_at = time.monotonic() + 0.02
     assert time.monotonic() - aborted_at < 0.5
     assert events[-1]["type"] == "error" and events[-1]["reason"] == "aborted"
+
+
+def sse(*events: dict[str, Any]) -> str:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+COMPLETED = {"type": "response.completed", "response": {"id": "r", "status": "completed"}}
+
+
+async def test_raw_reasoning_text_and_a_message_without_its_item(server: ScriptedServer) -> None:
+    """Open-weight models stream reasoning_text; some servers skip output_item.added."""
+    reasoning = {"id": "rs_1", "type": "reasoning", "summary": []}
+    server.add(
+        raw_reply(
+            sse(
+                {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+                {"type": "response.reasoning_text.delta", "output_index": 0, "delta": "hmm"},
+                {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+                {"type": "response.output_text.delta", "output_index": 1, "delta": "Hi"},
+                {"type": "response.output_text.delta", "output_index": 1, "delta": "!"},
+                COMPLETED,
+            )
+        )
+    )
+    message = final_message(await run(server))
+    assert message["content"] == [
+        {"type": "thinking", "thinking": "hmm"},
+        {"type": "text", "text": "Hi!"},
+    ]
+
+
+async def test_arguments_sent_only_in_the_done_item(server: ScriptedServer) -> None:
+    call = {"id": "fc_9", "type": "function_call", "call_id": "c9", "name": "ls", "arguments": ""}
+    server.add(
+        raw_reply(
+            sse(
+                {"type": "response.output_item.added", "output_index": 0, "item": call},
+                {
+                    "type": "response.output_item.done",
+                    "output_index": 0,
+                    "item": {**call, "arguments": '{"dir": "."}'},
+                },
+                COMPLETED,
+            )
+        )
+    )
+    message = final_message(await run(server))
+    assert message["content"][0]["arguments"] == {"dir": "."}
+    assert message["stopReason"] == "toolUse"
+
+
+async def test_a_context_overflow_in_response_failed_is_recognised(server: ScriptedServer) -> None:
+    overflow = "Your input exceeds the context window of this model."
+    server.add(stream_error_reply(overflow, error_type="context_length_exceeded"))
+    events = await run(server)
+    assert is_context_overflow(events[-1]["error"], 1000)
 
 
 # --- Azure OpenAI ---

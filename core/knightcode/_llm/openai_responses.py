@@ -233,6 +233,10 @@ class _Reader:
             return self._text_delta(event)
         if kind == "response.reasoning_summary_text.delta":
             return self._thinking_delta(event, event.get("delta") or "")
+        if kind == "response.reasoning_text.delta":
+            # The raw reasoning, which open-weight models served over this API (gpt-oss on
+            # vLLM, llama.cpp …) stream instead of a summary.
+            return self._thinking_delta(event, event.get("delta") or "")
         if kind == "response.function_call_arguments.delta":
             return self._arguments_delta(event)
         if kind == "response.output_item.added":
@@ -300,17 +304,27 @@ class _Reader:
     def _text_delta(self, event: _Event) -> list[AssistantMessageEvent]:
         index = self._index(event)
         delta = event.get("delta") or ""
-        if index is None or not delta:
+        if not delta:
             return []
+        events: list[AssistantMessageEvent] = []
+        if index is None:
+            # A server that skips output_item.added for its message: open the text block here.
+            events = self._added(
+                {"output_index": event.get("output_index", -1), "item": {"type": "message"}}
+            )
+            index = self._index(event)
+            if index is None:
+                return events
         block = cast(TextContent, self.output["content"][index])
         # Dropping the dict's reference first lets CPython grow the string in place.
         acc = block["text"]
         block["text"] = ""
         acc += delta
         block["text"] = acc
-        return [
+        events.append(
             {"type": "text_delta", "contentIndex": index, "delta": delta, "partial": self.output}
-        ]
+        )
+        return events
 
     def _thinking_delta(self, event: _Event, delta: str) -> list[AssistantMessageEvent]:
         index = self._index(event)
