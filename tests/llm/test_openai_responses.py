@@ -17,6 +17,7 @@ from knightcode._llm.azure_openai import (
     stream_azure_openai_responses,
 )
 from knightcode._llm.errors import is_context_overflow, is_retryable
+from knightcode._llm.openai_convert import build_openai_body
 from knightcode._llm.openai_responses import stream_openai_responses
 from knightcode._llm.openai_responses_convert import normalize_call_id
 from knightcode._llm.types import Context, Model, StreamOptions, Tool
@@ -262,6 +263,37 @@ async def test_another_models_call_ids_drop_the_item_id(server: ScriptedServer) 
     assert call == {"type": "function_call", "call_id": "call_x", "name": "ls", "arguments": "{}"}
 
 
+async def test_a_turn_whose_reasoning_cannot_go_back_drops_item_ids(
+    server: ScriptedServer,
+) -> None:
+    server.add(text_reply("ok"), text_reply("ok"))
+    call = {"type": "toolCall", "id": "call_y|fc_2", "name": "ls", "arguments": {}}
+    turn: Any = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "no signature"}, call],
+        "api": API,
+        "provider": "scripted",
+        "model": "scripted-model",
+        "usage": final_usage(),
+        "stopReason": "toolUse",
+        "timestamp": 0,
+    }
+    result: Any = {
+        "role": "toolResult",
+        "toolCallId": "call_y|fc_2",
+        "toolName": "ls",
+        "content": [{"type": "text", "text": "a"}],
+        "isError": False,
+        "timestamp": 0,
+    }
+    user: Any = {"role": "user", "content": "go", "timestamp": 0}
+    await run(server, context=Context(None, [user, turn, result]))
+    assert "id" not in body_of(server)["input"][1]
+    turn["content"] = [call]  # no reasoning at all: the item id stays
+    await run(server, context=Context(None, [user, turn, result]))
+    assert body_of(server)["input"][1]["id"] == "fc_2"
+
+
 def final_usage() -> Any:
     zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     return {**zero, "totalTokens": 0, "cost": {**zero, "total": 0}}
@@ -273,7 +305,40 @@ def test_call_ids_are_normalized_for_the_api() -> None:
     long = normalize_call_id("c" * 80 + "|" + "fc" + "x" * 80)
     call_id, item_id = long.split("|")
     assert len(call_id) == 64 and len(item_id) == 64
-    assert normalize_call_id("toolu_01") == "toolu_01"  # another provider's id: unchanged
+    assert normalize_call_id("toolu_01") == "toolu_01"  # another provider's id
+    assert normalize_call_id("tool.01/x") == "tool_01_x"
+
+
+def test_switching_to_chat_completions_sends_the_call_id_alone() -> None:
+    """A session started on the Responses API continued on a chat-completions model: OpenAI
+    limits tool-call ids to 40 characters, the item id can be far longer."""
+    model = Model("openrouter", "m", "M", "openai-completions", "https://openrouter.ai/api/v1")
+    call_id = "call_a|fc_" + "x" * 100
+    history: list[LlmMessage] = [
+        {"role": "user", "content": "go", "timestamp": 0},
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": call_id, "name": "ls", "arguments": {}}],
+            "api": API,
+            "provider": "openai",
+            "model": "gpt-5",
+            "usage": final_usage(),
+            "stopReason": "toolUse",
+            "timestamp": 0,
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "ls",
+            "content": [{"type": "text", "text": "a"}],
+            "isError": False,
+            "timestamp": 0,
+        },
+    ]
+    body = build_openai_body(model, Context(None, history), StreamOptions())
+    messages: Any = body["messages"]
+    assert messages[1]["tool_calls"][0]["id"] == "call_a"
+    assert messages[2]["tool_call_id"] == "call_a"
 
 
 async def test_images_are_input_images_when_the_model_takes_them(server: ScriptedServer) -> None:

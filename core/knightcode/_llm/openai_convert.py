@@ -64,6 +64,7 @@ _EFFORT = {
     "max": "high",
 }
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_NON_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 # --- the request's messages, as the chat-completions API spells them ---
 
@@ -145,6 +146,15 @@ def resolve_compat(model: Model) -> dict[str, object]:
     return compat
 
 
+def _call_id(tool_id: str, compat: dict[str, object]) -> str:
+    """A tool-call id this API accepts (the call and its result get the same one)."""
+    if "|" in tool_id:
+        # The Responses API's "call_id|item_id": the call id alone, at most 40 characters
+        # (OpenAI's limit; the item id can be hundreds of characters).
+        tool_id = _NON_ID.sub("_", tool_id.partition("|")[0])[:40]
+    return _mistral_id(tool_id) if compat["requiresMistralToolIds"] else tool_id
+
+
 def _mistral_id(tool_id: str) -> str:
     # Mistral accepts only ids of exactly 9 letters and digits; pad deterministically so a
     # call and its result still match.
@@ -194,7 +204,7 @@ def _assistant(
                     reasoning = {}
                 reasoning.setdefault(field, []).append(block["thinking"])
         elif block["type"] == "toolCall":
-            call_id = _mistral_id(block["id"]) if compat["requiresMistralToolIds"] else block["id"]
+            call_id = _call_id(block["id"], compat)
             if calls is None:
                 calls = []
             calls.append(
@@ -245,7 +255,7 @@ def _tool_results(
     tool: _ToolMessage = {
         "role": "tool",
         "content": text,
-        "tool_call_id": _mistral_id(call_id) if compat["requiresMistralToolIds"] else call_id,
+        "tool_call_id": _call_id(call_id, compat),
     }
     if compat["requiresToolResultName"]:
         tool["name"] = message["toolName"]

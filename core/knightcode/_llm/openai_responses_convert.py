@@ -48,19 +48,21 @@ _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _ID_LIMIT = 64  # OpenAI rejects longer item and call ids
 
 
+def _id_part(part: str) -> str:
+    return _ID_UNSAFE.sub("_", part)[:_ID_LIMIT].rstrip("_")
+
+
 def normalize_call_id(tool_id: str) -> str:
-    """A ``call_id|item_id`` tool-call id the API accepts: safe characters, an item id that
-    starts with ``fc``, each part at most 64 characters with no trailing underscore. Ids
-    without ``|`` (another provider's calls) are kept as they are.
+    """A tool-call id the API accepts: safe characters, at most 64 of them, no trailing
+    underscore; in a ``call_id|item_id`` id, each part so and an item id that starts with ``fc``.
     """
     if "|" not in tool_id:
-        return tool_id
+        return _id_part(tool_id) or tool_id
     call_id, item_id = tool_id.split("|", 1)
-    call_id = _ID_UNSAFE.sub("_", call_id)
     item_id = _ID_UNSAFE.sub("_", item_id)
     if not item_id.startswith("fc"):
         item_id = "fc_" + item_id
-    return f"{call_id[:_ID_LIMIT].rstrip('_')}|{item_id[:_ID_LIMIT].rstrip('_')}"
+    return f"{_id_part(call_id)}|{_id_part(item_id)}"
 
 
 def _image(block: ImageContent) -> Item:
@@ -135,20 +137,18 @@ def _reasoning_item(signature: str | None) -> Item | None:
 
 def _assistant(message: AssistantMessage, model: Model, index: int) -> list[Item]:
     items: list[Item] = []
-    same = is_same_model(message, model)
-    # Another model of the same API (e.g. gpt-5 after gpt-5-mini): its fc_ item ids were paired
-    # with reasoning items this request does not carry, which the API rejects.
-    different_model = (
-        not same and message.get("provider") == model.provider and message.get("api") == model.api
-    )
-    skipped_reasoning = False
+    # The item ids of another model's calls (e.g. gpt-5 after gpt-5-mini, or another provider
+    # that speaks this API) were paired with reasoning items this request does not carry, which
+    # the API rejects; so are those of a turn whose reasoning cannot be sent back. The call id
+    # alone pairs a call with its output.
+    keep_item_ids = is_same_model(message, model)
     for block in message["content"]:
         if block["type"] == "thinking":
             item = _reasoning_item(block.get("thinkingSignature"))
             if item is not None:
                 items.append(item)
             else:
-                skipped_reasoning = True
+                keep_item_ids = False
         elif block["type"] == "text":
             items.append(
                 {
@@ -162,9 +162,7 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[Item
         elif block["type"] == "toolCall":
             call_id, _, item_id = block["id"].partition("|")
             call: Item = {"type": "function_call", "call_id": call_id}
-            if item_id and not (
-                (different_model or skipped_reasoning) and item_id.startswith("fc_")
-            ):
+            if item_id and keep_item_ids:
                 call["id"] = item_id
             call["name"] = block["name"]
             call["arguments"] = dumps_unicode(block["arguments"])
