@@ -236,29 +236,43 @@ async def test_tool_calls_ids_arguments_and_results(server: ScriptedServer) -> N
     assert items[6]["call_id"] == "call_b"
 
 
-async def test_another_models_call_ids_drop_the_item_id(server: ScriptedServer) -> None:
-    """fc_ ids of another model of the same API were paired with reasoning not sent now."""
-    server.add(text_reply("ok"))
-    other: AssistantMessage = {
+def assistant_turn(
+    *content: Any, model: str = "scripted-model", provider: str = "scripted"
+) -> AssistantMessage:
+    """A finished assistant message of the Responses API with ``content``."""
+    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    return {
         "role": "assistant",
-        "content": [{"type": "toolCall", "id": "call_x|fc_1", "name": "ls", "arguments": {}}],
+        "content": list(content),
         "api": API,
-        "provider": "scripted",
-        "model": "another-model",
-        "usage": final_usage(),
+        "provider": provider,
+        "model": model,
+        "usage": {**zero, "totalTokens": 0, "cost": {**zero, "total": 0}},
         "stopReason": "toolUse",
         "timestamp": 0,
     }
-    result: LlmMessage = {
+
+
+def tool_result(call_id: str, text: str = "a") -> LlmMessage:
+    return {
         "role": "toolResult",
-        "toolCallId": "call_x|fc_1",
+        "toolCallId": call_id,
         "toolName": "ls",
-        "content": [{"type": "text", "text": "a"}],
+        "content": [{"type": "text", "text": text}],
         "isError": False,
         "timestamp": 0,
     }
-    context = Context(None, [{"role": "user", "content": "go", "timestamp": 0}, other, result])
-    await run(server, context=context)
+
+
+USER: LlmMessage = {"role": "user", "content": "go", "timestamp": 0}
+
+
+async def test_another_models_call_ids_drop_the_item_id(server: ScriptedServer) -> None:
+    """fc_ ids of another model of the same API were paired with reasoning not sent now."""
+    server.add(text_reply("ok"))
+    call = {"type": "toolCall", "id": "call_x|fc_1", "name": "ls", "arguments": {}}
+    other = assistant_turn(call, model="another-model")
+    await run(server, context=Context(None, [USER, other, tool_result("call_x|fc_1")]))
     call = body_of(server)["input"][1]
     assert call == {"type": "function_call", "call_id": "call_x", "name": "ls", "arguments": "{}"}
 
@@ -268,35 +282,12 @@ async def test_a_turn_whose_reasoning_cannot_go_back_drops_item_ids(
 ) -> None:
     server.add(text_reply("ok"), text_reply("ok"))
     call = {"type": "toolCall", "id": "call_y|fc_2", "name": "ls", "arguments": {}}
-    turn: Any = {
-        "role": "assistant",
-        "content": [{"type": "thinking", "thinking": "no signature"}, call],
-        "api": API,
-        "provider": "scripted",
-        "model": "scripted-model",
-        "usage": final_usage(),
-        "stopReason": "toolUse",
-        "timestamp": 0,
-    }
-    result: Any = {
-        "role": "toolResult",
-        "toolCallId": "call_y|fc_2",
-        "toolName": "ls",
-        "content": [{"type": "text", "text": "a"}],
-        "isError": False,
-        "timestamp": 0,
-    }
-    user: Any = {"role": "user", "content": "go", "timestamp": 0}
-    await run(server, context=Context(None, [user, turn, result]))
+    turn = assistant_turn({"type": "thinking", "thinking": "no signature"}, call)
+    await run(server, context=Context(None, [USER, turn, tool_result("call_y|fc_2")]))
     assert "id" not in body_of(server)["input"][1]
-    turn["content"] = [call]  # no reasoning at all: the item id stays
-    await run(server, context=Context(None, [user, turn, result]))
+    turn = assistant_turn(call)  # no reasoning at all: the item id stays
+    await run(server, context=Context(None, [USER, turn, tool_result("call_y|fc_2")]))
     assert body_of(server)["input"][1]["id"] == "fc_2"
-
-
-def final_usage() -> Any:
-    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    return {**zero, "totalTokens": 0, "cost": {**zero, "total": 0}}
 
 
 def test_call_ids_are_normalized_for_the_api() -> None:
@@ -314,27 +305,8 @@ def test_switching_to_chat_completions_sends_the_call_id_alone() -> None:
     limits tool-call ids to 40 characters, the item id can be far longer."""
     model = Model("openrouter", "m", "M", "openai-completions", "https://openrouter.ai/api/v1")
     call_id = "call_a|fc_" + "x" * 100
-    history: list[LlmMessage] = [
-        {"role": "user", "content": "go", "timestamp": 0},
-        {
-            "role": "assistant",
-            "content": [{"type": "toolCall", "id": call_id, "name": "ls", "arguments": {}}],
-            "api": API,
-            "provider": "openai",
-            "model": "gpt-5",
-            "usage": final_usage(),
-            "stopReason": "toolUse",
-            "timestamp": 0,
-        },
-        {
-            "role": "toolResult",
-            "toolCallId": call_id,
-            "toolName": "ls",
-            "content": [{"type": "text", "text": "a"}],
-            "isError": False,
-            "timestamp": 0,
-        },
-    ]
+    call = {"type": "toolCall", "id": call_id, "name": "ls", "arguments": {}}
+    history = [USER, assistant_turn(call, provider="openai", model="gpt-5"), tool_result(call_id)]
     body = build_openai_body(model, Context(None, history), StreamOptions())
     messages: Any = body["messages"]
     assert messages[1]["tool_calls"][0]["id"] == "call_a"

@@ -33,16 +33,9 @@ __all__ = ["build_responses_body", "normalize_call_id", "text_signature"]
 Item = dict[str, object]
 """One input item of the request (a JSON object)."""
 
-# Anthropic-style budgets do not apply: a level is an effort name. The API has no "max";
-# models.json thinkingLevelMap can send another name (e.g. "xhigh" for models that take it).
-_EFFORT = {
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "high",
-    "max": "high",
-}
+# A thinking level is sent as the effort of the same name, except the levels few models take
+# (models.json thinkingLevelMap sends them where they exist: {"xhigh": "xhigh"}).
+_CLAMPED = {"xhigh": "high", "max": "high"}
 _MAX_TOKENS_CAP = 32000  # the reference's default output limit when none is asked for
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _ID_LIMIT = 64  # OpenAI rejects longer item and call ids
@@ -251,7 +244,7 @@ def _add_reasoning(
     if not model.reasoning:
         return
     if level and level != "off":
-        effort = model.thinking_level_map.get(level, _EFFORT.get(level, "medium"))
+        effort = model.thinking_level_map.get(level, _CLAMPED.get(level, level))
     else:
         effort = model.thinking_level_map.get("off")  # a model that can be told "none"
         if effort is None:

@@ -39,13 +39,11 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
-from knightcode._llm.azure_openai import stream_azure_openai_responses
 from knightcode._llm.builtin import BUILTIN_PROVIDERS
 from knightcode._llm.discovery import DiscoveredState
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode._llm.openai_completions import stream_openai_completions
-from knightcode._llm.openai_responses import stream_openai_responses
 from knightcode._llm.providers import (
     ProviderSpec,
     apply_models_file,
@@ -387,8 +385,13 @@ class ModelRegistry(DynamicModels):
         elif model.api == "anthropic-messages":
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
         elif model.api == "openai-responses":
+            # Imported on first use: most sessions never speak this API (start-up time).
+            from knightcode._llm.openai_responses import stream_openai_responses
+
             events = stream_openai_responses(model, context, prepared, client=self._http())
         elif model.api == "azure-openai-responses":
+            from knightcode._llm.azure_openai import stream_azure_openai_responses
+
             events = stream_azure_openai_responses(
                 model, context, prepared, client=self._http(), environ=self.environ
             )
