@@ -107,6 +107,19 @@ async def test_max_output_tokens_is_capped_and_an_explicit_limit_wins(
     await run(server, StreamOptions(api_key="k", max_tokens=777, temperature=0.2))
     assert body_of(server)["max_output_tokens"] == 777
     assert body_of(server)["temperature"] == 0.2
+    assert "prompt_cache_retention" not in body_of(server)
+
+
+async def test_long_cache_retention(server: ScriptedServer) -> None:
+    server.add(text_reply("a"), text_reply("b"))
+    await run(server, StreamOptions(cache_retention="long"))
+    assert body_of(server)["prompt_cache_retention"] == "24h"
+    await run(
+        server,
+        StreamOptions(cache_retention="long"),
+        compat={"supportsLongCacheRetention": False},
+    )
+    assert "prompt_cache_retention" not in body_of(server)
 
 
 async def test_usage_subtracts_cached_tokens_and_costs(server: ScriptedServer) -> None:

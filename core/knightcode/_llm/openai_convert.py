@@ -51,6 +51,7 @@ COMPAT_KEYS = frozenset(
         "openRouterRouting",
         "vercelGatewayRouting",
         "extraBody",
+        "supportsLongCacheRetention",  # the Responses API client's
     }
 )
 """The ``compat`` switches this client implements."""

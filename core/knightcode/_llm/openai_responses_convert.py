@@ -219,6 +219,8 @@ def build_responses_body(
     }
     if options.temperature is not None:
         body["temperature"] = options.temperature
+    if options.cache_retention == "long" and model.compat.get("supportsLongCacheRetention", True):
+        body["prompt_cache_retention"] = "24h"  # OpenAI keeps the prompt cache for a day
     if context.tools:
         body["tools"] = [
             {
