@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from knightcode.testing._render import openai_error_body
+from knightcode.testing._render import _repeated, openai_error_body
 from knightcode.testing._replies import Reply, ScriptUsage
 
 __all__ = ["render_responses"]
@@ -111,16 +111,17 @@ def _message(out: _Writer, reply: Reply, index: int, serial: int) -> None:
         content_index=0,
         part=empty,
     )
-    pieces = [reply.text[0]] * reply.repeat if reply.repeat else list(reply.text)
-    for piece in pieces:
-        out.add(
-            "response.output_text.delta",
-            item_id=item_id,
-            output_index=index,
-            content_index=0,
-            delta=piece,
-        )
-    part = {"type": "output_text", "text": "".join(pieces), "annotations": []}
+    where: Json = {"item_id": item_id, "output_index": index, "content_index": 0}
+    if reply.repeat:
+        # deltas_reply: one pre-encoded event in large blocks (benchmarks measure the client).
+        delta = {"type": "response.output_text.delta", **where, "delta": reply.text[0]}
+        out.events.extend(_repeated(_event(delta), reply.repeat))
+        text = reply.text[0] * reply.repeat
+    else:
+        for piece in reply.text:
+            out.add("response.output_text.delta", **where, delta=piece)
+        text = "".join(reply.text)
+    part = {"type": "output_text", "text": text, "annotations": []}
     out.add(
         "response.output_text.done",
         item_id=item_id,
