@@ -24,6 +24,7 @@ from knightcode._llm.types import Context, Model, StreamOptions, Tool
 from knightcode._types.messages import AssistantMessage, LlmMessage
 from knightcode.testing import (
     ScriptedServer,
+    deltas_reply,
     drop_reply,
     error_reply,
     raw_reply,
@@ -120,6 +121,15 @@ async def test_long_cache_retention(server: ScriptedServer) -> None:
         compat={"supportsLongCacheRetention": False},
     )
     assert "prompt_cache_retention" not in body_of(server)
+
+
+async def test_many_deltas(server: ScriptedServer) -> None:
+    server.add(deltas_reply(5000, "ab", usage=usage(input=1, output=5000)))
+    events = await run(server)
+    assert kinds(events).count("text_delta") == 5000
+    message = final_message(events)
+    assert message["content"][0]["text"] == "ab" * 5000
+    assert message["usage"]["output"] == 5000
 
 
 async def test_usage_subtracts_cached_tokens_and_costs(server: ScriptedServer) -> None:
