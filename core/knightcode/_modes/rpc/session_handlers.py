@@ -162,7 +162,7 @@ async def export_html(ctx: RpcContext, command: c.ExportHtml) -> ExportResult:
     )
     if not target.is_absolute():
         target = Path(ctx.agent.cwd) / target
-    page = render_session_html(session, ctx.agent.model.ref)
+    page = render_session_html(session)
     await asyncio.to_thread(_write_text, target, page)
     return {"path": str(target)}
 
