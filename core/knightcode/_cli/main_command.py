@@ -83,7 +83,7 @@ class RunRequest:
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
-    export: Path | None = None
+    export: str | None = None
     """``--export SESSION``: write the session's HTML viewer (to the first message, if any)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
@@ -251,7 +251,7 @@ def make_request(params: Params) -> RunRequest:
         offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
-        export=_path(params, "export") if "export" in params else None,
+        export=_text(params, "export") if "export" in params else None,
         plugin_flags=flags,
     )
 
@@ -301,7 +301,6 @@ def _options() -> list[click.Parameter]:
         ),
         click.Option(
             ["--export"],
-            type=path,
             metavar="SESSION",
             help="Write SESSION (path, id or id prefix) as an HTML viewer to OUT (the first "
             "message; default knightcode-session-<name>.html) and exit.",

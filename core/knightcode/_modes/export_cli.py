@@ -30,7 +30,7 @@ def default_export_name(session_file: Path) -> str:
     return f"knightcode-session-{session_file.stem}.html"
 
 
-def find_export_session(value: Path, cwd: Path, agent_dir: Path, settings: Settings) -> Path:
+def find_export_session(value: str, cwd: Path, agent_dir: Path, settings: Settings) -> Path:
     """The session file ``--export VALUE`` names.
 
     :raises UsageError: no such file, or no (or several) sessions with this id prefix
@@ -38,8 +38,8 @@ def find_export_session(value: Path, cwd: Path, agent_dir: Path, settings: Setti
     from knightcode._session.location import resolve_session_dir, sessions_root
     from knightcode._session.lookup import find_session, looks_like_path
 
-    text = str(value)
-    path = value.expanduser()
+    text = value
+    path = Path(value).expanduser()
     if path.is_file():
         return path.resolve()
     if looks_like_path(text) or path.exists():
