@@ -124,7 +124,10 @@ def test_an_ambiguous_prefix_lists_the_matches(
     second, _ = write_demo_session(project_dir, session_dir)
     # Both ids are UUIDv7s made within the same millisecond or so: a one-character prefix is
     # shared (the timestamp's first digit).
-    prefix = os.path.commonprefix([demo.session_id, second.session_id])
+    shared = next(
+        n for n, (a, b) in enumerate(zip(demo.session_id, second.session_id, strict=True)) if a != b
+    )
+    prefix = demo.session_id[:shared]
     assert prefix
     result = run("--export", prefix, cwd=project_dir)
     assert result.returncode == 2 and "matches 2 sessions" in result.stderr

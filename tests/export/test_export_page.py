@@ -146,7 +146,7 @@ def test_the_tree_holds_every_branch_and_marks_the_current_path(
 
 
 def test_a_hostile_message_stays_text(demo: tuple[SessionManager, dict, str]) -> None:
-    session, ids, text = demo
+    _session, ids, text = demo
     page = Page(text)
     # one script, ours; no element from the session's text
     assert [name for name, _ in page.tags].count("script") == 1 and page.scripts == [SCRIPT]
