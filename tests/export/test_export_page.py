@@ -105,7 +105,7 @@ def test_code_and_tool_content_are_highlighted_by_language_and_extension(
     # the markdown code fence (python), the read result of main.py, the bash command, the
     # edit diff, the written markdown file: each a highlighted block with token classes
     assert '<span class="nb">print</span>' in text
-    assert '<span class="k">def</span>' in text and '<span class="mi">42</span>' in text
+    assert '<span class="k">def</span>' in text and '<span class="m">42</span>' in text
     assert '<span class="gd">-42</span>' in text and '<span class="gi">+43</span>' in text
     assert '<span class="gh"># Notes</span>' in text
     assert "<strong>Done</strong>" in text  # assistant markdown

@@ -1,74 +1,54 @@
 """Syntax highlighting and markdown for the exported session page, done once at export time.
 
-The page must work offline and run no code of the session's, so highlighting happens here with
-Pygments (already installed with rich) rather than with a highlighter shipped into the page.
-Both Pygments' HTML formatter and markdown-it (with raw HTML switched off) escape every piece of
-text they emit; markdown images are switched off too, since loading one would reach the network.
-Very long blocks are shown plain: highlighting is linear but Pygments is slow per character, and
-an export of a big session must stay fast.
+The page must work offline and run no code of the session's, so highlighting happens here, with
+the small grammars of :mod:`.export_grammars`, rather than with a highlighter shipped into the
+page. Every piece of text is escaped as it is emitted; markdown-it runs with raw HTML switched
+off (so HTML in a message is shown as text) and markdown images switched off too, since loading
+one would reach the network. Very long blocks are shown plain, so an export stays fast.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
-__all__ = ["HIGHLIGHT_CSS", "MAX_HIGHLIGHT_CHARS", "code_block", "lexer_for_path", "markdown"]
+from knightcode._modes.rpc.export_grammars import grammar_for_language, grammar_for_path
 
-MAX_HIGHLIGHT_CHARS = 40_000
+__all__ = ["HIGHLIGHT_CSS", "MAX_HIGHLIGHT_CHARS", "code_block", "markdown"]
+
+MAX_HIGHLIGHT_CHARS = 200_000
 """Blocks longer than this are escaped but not highlighted (keeps big exports fast)."""
 
-_FORMATTER = HtmlFormatter(nowrap=True)
+
+def _span(match: re.Match[str]) -> str:
+    return f'<span class="{match.lastgroup}">{match.group()}</span>'
 
 
-@lru_cache(maxsize=256)
-def _lexer_by_name(name: str) -> Lexer | None:
-    try:
-        return get_lexer_by_name(name, stripnl=False)
-    except ClassNotFound:
-        return None
+def _highlighted(text: str, grammar: re.Pattern[str] | None) -> str:
+    """``text`` escaped, then its tokens wrapped in spans.
 
-
-@lru_cache(maxsize=256)
-def _lexer_by_suffix(file_name: str) -> Lexer | None:
-    try:
-        return get_lexer_for_filename(file_name, stripnl=False)
-    except ClassNotFound:
-        return None
-
-
-def lexer_for_path(path: str) -> Lexer | None:
-    """The lexer for a file name's extension (``Makefile``-like names by their whole name)."""
-    name = PurePosixPath(path.replace("\\", "/")).name
-    if not name:
-        return None
-    suffix = PurePosixPath(name).suffix
-    # Cache by extension, not by full name: a session reads hundreds of distinct files.
-    return _lexer_by_suffix(f"x{suffix}" if suffix else name)
-
-
-def _highlighted(text: str, lexer: Lexer | None) -> str:
-    if lexer is None or len(text) > MAX_HIGHLIGHT_CHARS:
-        return html.escape(text, quote=True)
-    return highlight(text, lexer, _FORMATTER)
+    The grammars run on the escaped text (one escape and one ``re.sub`` per block, no Python
+    work between tokens). That is safe because escaping only turns ``&``, ``<`` and ``>`` into
+    ``&amp;``, ``&lt;`` and ``&gt;``, and no grammar can start or end a token inside one of
+    those (the markup grammar matches the escaped brackets themselves).
+    """
+    escaped = html.escape(text, quote=False)
+    if grammar is None or len(text) > MAX_HIGHLIGHT_CHARS:
+        return escaped
+    return grammar.sub(_span, escaped)
 
 
 def code_block(text: str, *, path: str | None = None, language: str | None = None) -> str:
     """``<pre class="hl">`` holding ``text`` highlighted for ``path``'s extension or the named
     ``language`` (plain, escaped text when neither is known).
     """
-    lexer = lexer_for_path(path) if path else None
-    if lexer is None and language:
-        lexer = _lexer_by_name(language.lower())
-    return f'<pre class="hl">{_highlighted(text, lexer)}</pre>'
+    grammar = grammar_for_path(path) if path else None
+    if grammar is None and language:
+        grammar = grammar_for_language(language)
+    return f'<pre class="hl">{_highlighted(text, grammar)}</pre>'
 
 
 def _fence(code: str, language: str, _attributes: str) -> str:
@@ -94,17 +74,9 @@ def markdown(text: str) -> str:
 
 
 HIGHLIGHT_CSS = """
-.hl .c,.hl .c1,.hl .cm,.hl .cs,.hl .ch,.hl .cp,.hl .cpf{color:#6a737d;font-style:italic}
-.hl .k,.hl .kc,.hl .kd,.hl .kn,.hl .kp,.hl .kr,.hl .ow{color:#cf222e}
-.hl .kt,.hl .nc,.hl .nn{color:#953800}
-.hl .s,.hl .s1,.hl .s2,.hl .sa,.hl .sb,.hl .sc,.hl .sd,.hl .se,.hl .sh,.hl .si,.hl .sx,
-.hl .sr,.hl .ss,.hl .dl{color:#0a3069}
-.hl .m,.hl .mi,.hl .mf,.hl .mh,.hl .mo,.hl .il{color:#0550ae}
-.hl .nf,.hl .fm,.hl .nd{color:#8250df}.hl .nb,.hl .bp,.hl .nt{color:#116329}
-.hl .na,.hl .nv,.hl .vi,.hl .no{color:#0550ae}
+.hl .c{color:#6a737d;font-style:italic}.hl .cp,.hl .nd{color:#8250df}.hl .k{color:#cf222e}
+.hl .s{color:#0a3069}.hl .m,.hl .na,.hl .nv{color:#0550ae}.hl .nb,.hl .nt{color:#116329}
 .hl .gd{color:#82071e;background:#ffebe9}.hl .gi{color:#116329;background:#dafbe1}
-.hl .gh,.hl .gu{color:#0550ae;font-weight:600}.hl .ge{font-style:italic}
-.hl .gs{font-weight:600}.hl .err{color:inherit}
+.hl .gh{color:#0550ae;font-weight:600}.hl .gs{font-weight:600}
 """
-"""Token colours for ``pre.hl`` blocks (Pygments' short class names), kept here rather than
-generated from a Pygments style so the page looks the same whatever Pygments is installed."""
+"""Colours of the grammars' classes (:mod:`.export_grammars`) in ``pre.hl`` blocks."""
