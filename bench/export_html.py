@@ -3,9 +3,10 @@
 The session is the session-store benchmark's (``bench/session_fixture.py``): user prompts,
 assistant turns with thinking, markdown text and ``read`` calls of ``.py`` files whose results
 are highlighted as Python, a few abandoned branches with summaries, labels and model changes.
-Figures: rendering the page (``render_session_html`` on an opened session, median of ``--runs``),
-and the whole ``knightcode --export FILE OUT`` command in a fresh process (start-up, plugin
-loading, session load, render, write), median of ``--runs``.
+Figures: rendering the page (``render_session_html`` on an opened session), and the whole
+``knightcode --export FILE OUT`` command in a fresh process (start-up, session load, render,
+write); medians of ``--runs``, as wall time and as CPU time (on a shared machine the CPU time is
+the steadier figure: wall time there includes waiting for a core).
 
 Run: ``python -m bench.export_html [--entries 10000] [--runs 3] [--keep DIR]``
 """
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +26,6 @@ from pathlib import Path
 if not __package__:  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._timing import median_wall_ms
 from bench.session_fixture import write_session
 
 BYTES_PER_ENTRY = 1_000
@@ -45,19 +47,33 @@ def main() -> None:
     path = folder / "session.jsonl"
     entries, size = write_session(path, options.entries * BYTES_PER_ENTRY)
     session = SessionManager.open(path)
-    samples = []
+    walls, cpus = [], []
     page = ""
     for _ in range(options.runs):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         page = render_session_html(session)
-        samples.append(time.perf_counter() - started)
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - started_cpu)
     out = folder / "session.html"
     env = {**os.environ, "KNIGHTCODE_LOAD_PLUGINS": ""}
     command = [sys.executable, "-m", "knightcode", "--export", str(path), str(out)]
-    cli_ms = median_wall_ms(command, runs=options.runs, env=env, cwd=str(folder), warmup=1)
+    cli_walls, cli_cpus = [], []
+    for _ in range(options.runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(command, env=env, cwd=folder, check=True, stdout=subprocess.DEVNULL)
+        cli_walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cli_cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     print(f"session: {entries} entries, {size / 1e6:.1f} MB; page {len(page) / 1e6:.1f} MB")
-    print(f"render_session_html: median {statistics.median(samples) * 1000:.0f} ms")
-    print(f"knightcode --export (whole command): median {cli_ms:.0f} ms")
+    print(
+        f"render_session_html: median {statistics.median(walls) * 1000:.0f} ms wall, "
+        f"{statistics.median(cpus) * 1000:.0f} ms CPU"
+    )
+    print(
+        f"knightcode --export (whole command): median {statistics.median(cli_walls) * 1000:.0f} "
+        f"ms wall, {statistics.median(cli_cpus) * 1000:.0f} ms CPU"
+    )
     if options.keep is None:
         for file in (path, out):
             file.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ is created: an empty file or one that is not a session is refused rather than re
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,11 +53,31 @@ def find_export_session(value: str, cwd: Path, agent_dir: Path, settings: Settin
         raise UsageError(str(error).replace("--session", "--export", 1)) from None
 
 
+def _starts_with_a_header(file: Path) -> bool:
+    """Whether the first non-blank line is a session header (cheap: the file is parsed once,
+    by the session store, after this).
+    """
+    try:
+        with file.open("rb") as handle:
+            for line in handle:
+                if line.strip():
+                    value = json.loads(line.removeprefix(b"\xef\xbb\xbf"))
+                    return (
+                        isinstance(value, dict)
+                        and value.get("type") == "session"
+                        and isinstance(value.get("id"), str)
+                    )
+    except (ValueError, UnicodeDecodeError):
+        return False
+    except OSError as error:
+        raise UsageError(f"--export {file}: cannot read it: {error.strerror or error}") from error
+    return False
+
+
 def run_export(request: RunRequest, settings: Settings) -> int:
     """Write the page for ``request.export`` and print where; the exit status (0)."""
     from knightcode._config.paths import agent_dir
     from knightcode._modes.rpc.export_html import render_session_html
-    from knightcode._session.loading import read_session_file
     from knightcode._session.manager import SessionManager
 
     assert request.export is not None
@@ -64,7 +85,7 @@ def run_export(request: RunRequest, settings: Settings) -> int:
         raise UsageError("--export takes one output file after the session, e.g. out.html")
     cwd = Path.cwd()
     file = find_export_session(request.export, cwd, agent_dir(), settings)
-    if read_session_file(file).header is None:  # before opening, which would repair it
+    if not _starts_with_a_header(file):  # checked before opening, which would repair the file
         raise UsageError(f"--export {request.export}: {file} is not a session file")
     session = SessionManager.open(file)
     target = Path(request.messages[0]) if request.messages else Path(default_export_name(file))
