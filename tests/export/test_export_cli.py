@@ -78,6 +78,20 @@ def test_export_by_id_or_unique_prefix(
     assert (project_dir / "page.html").read_text(encoding="utf-8") == expected_page(demo)
 
 
+def test_export_by_id_looks_in_the_session_dir_given(project_dir: Path, tmp_path: Path) -> None:
+    session, _ids = write_demo_session(project_dir, tmp_path / "kept")
+    result = run(
+        "--export",
+        session.session_id,
+        "page.html",
+        "--session-dir",
+        str(tmp_path / "kept"),
+        cwd=project_dir,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (project_dir / "page.html").is_file()
+
+
 def test_export_finds_another_projects_session_by_id(demo: SessionManager, tmp_path: Path) -> None:
     other = tmp_path / "other-project"
     other.mkdir()

@@ -31,7 +31,9 @@ def default_export_name(session_file: Path) -> str:
     return f"knightcode-session-{session_file.stem}.html"
 
 
-def find_export_session(value: str, cwd: Path, agent_dir: Path, settings: Settings) -> Path:
+def find_export_session(
+    value: str, cwd: Path, agent_dir: Path, settings: Settings, session_dir: Path | None = None
+) -> Path:
     """The session file ``--export VALUE`` names.
 
     :raises UsageError: no such file, or no (or several) sessions with this id prefix
@@ -46,9 +48,11 @@ def find_export_session(value: str, cwd: Path, agent_dir: Path, settings: Settin
     if looks_like_path(text) or path.exists():
         problem = "is not a file" if path.exists() else "does not exist"
         raise UsageError(f"--export {text}: {path} {problem}")
-    session_dir = resolve_session_dir(cwd, agent_dir, settings_dir=settings.session_dir(cwd))
+    local = resolve_session_dir(
+        cwd, agent_dir, cli_dir=session_dir, settings_dir=settings.session_dir(cwd)
+    )
     try:
-        return find_session(text, session_dir, sessions_root(agent_dir)).path
+        return find_session(text, local, sessions_root(agent_dir)).path
     except UsageError as error:
         raise UsageError(str(error).replace("--session", "--export", 1)) from None
 
@@ -84,7 +88,7 @@ def run_export(request: RunRequest, settings: Settings) -> int:
     if len(request.messages) > 1:
         raise UsageError("--export takes one output file after the session, e.g. out.html")
     cwd = Path.cwd()
-    file = find_export_session(request.export, cwd, agent_dir(), settings)
+    file = find_export_session(request.export, cwd, agent_dir(), settings, request.session_dir)
     if not _starts_with_a_header(file):  # checked before opening, which would repair the file
         raise UsageError(f"--export {request.export}: {file} is not a session file")
     session = SessionManager.open(file)
