@@ -6,6 +6,8 @@ from pathlib import Path
 
 from knightcode._session.manager import SessionManager
 
+from ..session.helpers import USAGE
+
 HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))"
 """Assistant text that would run script if anything reached the page unescaped."""
 
@@ -19,14 +21,7 @@ def assistant(content: list[dict[str, object]], stop: str = "stop") -> dict[str,
         "api": "openai-completions",
         "provider": "scripted",
         "model": "m1",
-        "usage": {
-            "input": 1,
-            "output": 1,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 2,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        },
+        "usage": USAGE,
         "stopReason": stop,
         "timestamp": 1,
     }
