@@ -5,7 +5,8 @@ or of any other, found as ``--session`` finds it. OUT defaults to the reference'
 ``knightcode-session-<session file name>.html`` in the current directory, and the path written
 is printed as the reference prints it (``Exported to: PATH``). The page is the one RPC
 ``export_html`` writes for the same session, byte for byte. No model is needed and no session
-is created: an empty file or one that is not a session is refused rather than repaired.
+is created: an empty file or one that is not a session is refused rather than repaired (a file
+of an older format version is migrated on opening, as ``--session`` would).
 """
 
 from __future__ import annotations
