@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knightcode._config.jsonfile import read_json_object
 from knightcode._config.values import InvalidSetting
-from knightcode._llm.builtin import BuiltinProvider
+from knightcode._llm.builtin import BuiltinProvider, model_config
 from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
     CostConfig,
@@ -56,6 +56,8 @@ class ProviderSpec:
     builtin: bool = False
     origin: str = "built-in"
     auth_header: bool = False
+    default_model: str | None = None
+    """The model chosen when settings name none (the catalogue's, as the reference's)."""
 
     def where(self, field_name: str) -> str:
         """How an error about one of this provider's fields names it."""
@@ -65,15 +67,17 @@ class ProviderSpec:
 
     @classmethod
     def builtin_spec(cls, name: str, data: BuiltinProvider) -> ProviderSpec:
-        """A spec from an entry of :data:`~knightcode._llm.builtin.BUILTIN_PROVIDERS`."""
-        models = {m["id"]: ModelConfig.parse(m) for m in data["models"]}
+        """A spec from an entry of :func:`~knightcode._llm.builtin.builtin_providers`."""
+        models = {m["id"]: model_config(m) for m in data["models"]}
         return cls(
             name,
             data["baseUrl"],
             data["api"],
             env_keys=tuple(data["env"]),
+            compat=dict(data.get("compat", {})),
             models=models,
             builtin=True,
+            default_model=data.get("default"),
         )
 
 
@@ -254,11 +258,13 @@ def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
     The reference accepts ``openai-responses``, ``google-generative-ai`` … and many ``compat``
     switches in models.json; such a file must not stop knightcode from starting. A model whose API
     has no client here is listed but unavailable (choosing it says why); an unknown ``compat``
-    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named.
+    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named; nor
+    are built-in or plugin providers that models.json leaves alone (the catalogue lists providers
+    whose clients may not be there yet: nobody configured them, so nothing is worth a warning).
     """
     lines = []
     for spec in specs.values():
-        if spec.stream is not None:
+        if spec.stream is not None or not spec.origin.startswith("models.json"):
             continue
         configs = spec.models.values()
         apis = sorted({api for c in configs if (api := c.api or spec.api)} - set(KNOWN_APIS))
