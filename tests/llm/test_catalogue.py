@@ -199,3 +199,17 @@ def test_unsupported_apis_warn_only_for_what_models_json_configures(tmp_path: Pa
     (tmp_path / "models.json").write_text(json.dumps(models_json))
     errors = ModelRegistry(tmp_path, environ={}).load_errors
     assert len(errors) == 1 and f"providers.{name}: API" in errors[0]
+
+
+def test_the_providers_table_in_the_docs_matches_the_catalogue() -> None:
+    text = (ROOT / "docs" / "providers.md").read_text()
+    rows = {
+        line.split("|")[1].strip().strip("`"): line
+        for line in text.splitlines()
+        if line.startswith("| `")
+    }
+    for name, provider in builtin_providers().items():
+        assert name in rows, f"docs/providers.md has no row for {name}"
+        for variable in provider["env"]:
+            assert f"`{variable}`" in rows[name], (name, variable)
+        assert f"| {len(provider['models'])} |" in rows[name], name
