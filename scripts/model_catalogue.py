@@ -13,7 +13,8 @@ What it changes on the way, and why:
 * providers whose API knightcode has no client for and nobody is writing (``google-vertex``,
   ``mistral-conversations`` …) or whose base URL holds account placeholders (Cloudflare) are
   left out; Mistral is kept over its OpenAI-compatible endpoint (``/v1/chat/completions``);
-* ``openai`` keeps chat completions (:data:`API_REPLACEMENTS`) while the Responses client is new;
+* ``openai`` keeps chat completions (:data:`API_REPLACEMENTS`) until the Responses client is
+  merged, except for the models only the Responses API serves (:data:`RESPONSES_ONLY`);
 * the reference's provider/URL-based compatibility detection for chat completions
   (``openai-completions.js`` ``detectCompat``) is written out as each provider's ``compat``, and
   only the switches knightcode's client implements are kept;
@@ -69,7 +70,14 @@ API_REPLACEMENTS: Mapping[str, tuple[str, str]] = {
     "mistral": ("openai-completions", "https://api.mistral.ai/v1"),
     "openai": ("openai-completions", "https://api.openai.com/v1"),
 }
-"""Providers served over another API than the reference's (see the module docstring)."""
+"""Providers served over another API than the reference's (see the module docstring).
+
+``openai``: once the Responses client is merged, delete its line (the reference's choice) and
+regenerate; until then its chat-completions models stay usable.
+"""
+
+RESPONSES_ONLY = re.compile(r"codex|-pro$|deep-research")
+"""OpenAI models that only the Responses API serves: they keep the reference's API."""
 
 ENV_OVERRIDES: Mapping[str, tuple[str, ...]] = {
     # ANTHROPIC_OAUTH_TOKEN is a subscription token, not an x-api-key: /login handles those.
@@ -77,8 +85,16 @@ ENV_OVERRIDES: Mapping[str, tuple[str, ...]] = {
     # Copilot and Codex tokens come from /login (auth.json), not from GITHUB_TOKEN.
     "github-copilot": (),
     "openai-codex": (),
-    # Bedrock signs with AWS credentials; any of these makes the provider usable.
-    "amazon-bedrock": ("AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID"),
+    # Bedrock signs with AWS credentials; any of these makes the provider usable (the
+    # reference's markers, as knightcode._llm.bedrock_auth lists them).
+    "amazon-bedrock": (
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ),
 }
 
 _IDENT = re.compile(r"([{,]\s*)([A-Za-z_$][\w$]*)(\s*:)")
@@ -246,6 +262,8 @@ def build_catalogue(
         for model_id in sorted(table):
             raw = dict(table[model_id])
             api, base_url = API_REPLACEMENTS.get(name, (raw["api"], raw["baseUrl"]))
+            if name == "openai" and RESPONSES_ONLY.search(str(raw["id"])):
+                api, base_url = raw["api"], raw["baseUrl"]
             if api not in SUPPORTED_APIS:
                 continue
             raw["_api"], raw["_baseUrl"] = api, base_url
