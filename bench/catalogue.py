@@ -58,6 +58,15 @@ def _first_request_ms(server: ScriptedServer, env: dict[str, str], cwd: Path) ->
     return (request.received_at - started) * 1000
 
 
+def _list_models_ms(env: dict[str, str], cwd: Path) -> float | None:
+    """``knightcode --list-models`` (None when this build has no such flag)."""
+    command = [sys.executable, "-m", "knightcode", "--list-models"]
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, check=False)
+    elapsed = (time.perf_counter() - started) * 1000
+    return elapsed if done.returncode == 0 else None
+
+
 def _registry_ms(runs: int) -> float:
     code = (
         "import time, pathlib, tempfile\n"
@@ -95,18 +104,23 @@ def main() -> None:
             variants["baseline"] = clean_env(GROQ_API_KEY="k", PYTHONPATH=core, **base)
         version: dict[str, list[float]] = {name: [] for name in variants}
         first: dict[str, list[float]] = {name: [] for name in variants}
+        listing: dict[str, list[float]] = {name: [] for name in variants}
         for index in range(args.runs + 2):
             for name, env in variants.items():
                 v = _version_ms(env, project)
                 f = _first_request_ms(server, env, project)
+                listed = _list_models_ms(env, project)
                 if index >= 2:
                     version[name].append(v)
                     first[name].append(f)
+                    listing[name] += [listed] if listed is not None else []
         print(f"runs: {args.runs} (medians, ms)")
         for name in variants:
+            shown = f"{statistics.median(listing[name]):7.1f}" if listing[name] else "    n/a"
             print(
                 f"{name:10s} --version {statistics.median(version[name]):7.1f}   "
-                f"-p to first request {statistics.median(first[name]):7.1f}"
+                f"-p to first request {statistics.median(first[name]):7.1f}   "
+                f"--list-models {shown}"
             )
         print(f"registry with the catalogue, in-process: {_registry_ms(args.runs):.1f} ms")
 
