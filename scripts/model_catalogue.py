@@ -197,6 +197,8 @@ def detect_compat(provider: str, base_url: str) -> JsonObject:
         "supportsUsageInStreaming": True,
         "maxTokensField": "max_tokens" if use_max_tokens else "max_completion_tokens",
         "thinkingFormat": thinking,
+        "requiresReasoningContentOnAssistantMessages": is_deepseek,
+        "zaiToolStream": False,
     }
     return {key: value for key, value in compat.items() if key in COMPAT_KEYS}
 

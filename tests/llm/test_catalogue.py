@@ -17,8 +17,17 @@ from knightcode._llm.builtin import (
     model_config,
 )
 from knightcode._llm.models_config import ModelConfig
+from knightcode._llm.openai_convert import build_openai_body
 from knightcode._llm.registry import ModelRegistry
-from knightcode._llm.types import KNOWN_APIS
+from knightcode._llm.types import (
+    KNOWN_APIS,
+    Context,
+    Model,
+    StreamOptions,
+    Tool,
+    new_assistant_message,
+)
+from knightcode._types.messages import LlmMessage as Message
 from scripts import model_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,9 +79,14 @@ def test_generator_choices_on_the_extract() -> None:
     # A negative price ("varies") becomes 0, which models.json's checks accept.
     auto = next(m for m in providers["openrouter"]["models"] if m["id"] == "openrouter/auto")
     assert auto["cost"]["input"] == 0
-    # Only the compat switches knightcode implements are kept (zaiToolStream is not).
+    # The model's own compat switches are kept, the provider's detected ones beside them.
     glm = providers["zai"]["models"][0]
-    assert glm["compat"] == {"supportsDeveloperRole": False, "thinkingFormat": "zai"}
+    assert glm["compat"] == {
+        "supportsDeveloperRole": False,
+        "thinkingFormat": "zai",
+        "zaiToolStream": True,
+    }
+    assert providers["zai"]["compat"]["zaiToolStream"] is False
 
 
 def test_parse_js_object_reads_plain_data_and_refuses_code() -> None:
@@ -213,3 +227,36 @@ def test_the_providers_table_in_the_docs_matches_the_catalogue() -> None:
         for variable in provider["env"]:
             assert f"`{variable}`" in rows[name], (name, variable)
         assert f"| {len(provider['models'])} |" in rows[name], name
+
+
+def _history(model: Model) -> Context:
+    """A user turn, this model's earlier answer (no reasoning kept), a new user turn, a tool."""
+    earlier = new_assistant_message(model)
+    earlier["content"] = [{"type": "text", "text": "earlier"}]
+    earlier["stopReason"] = "stop"
+    messages: list[Message] = [
+        {"role": "user", "content": "hi", "timestamp": 0},
+        earlier,
+        {"role": "user", "content": "again", "timestamp": 0},
+    ]
+    tool = Tool("read", "Read a file", {"type": "object", "properties": {}})
+    return Context(system_prompt="Be terse.", messages=messages, tools=[tool])
+
+
+def test_deepseek_and_zai_switches_shape_the_body(tmp_path: Path) -> None:
+    registry = ModelRegistry(tmp_path, environ={})
+    deepseek = registry.find_known("deepseek", "deepseek-v4-pro")
+    assert deepseek is not None and deepseek.reasoning
+    body = build_openai_body(deepseek, _history(deepseek), StreamOptions(reasoning="high"))
+    assert body["thinking"] == {"type": "enabled"} and body["reasoning_effort"] == "high"
+    earlier = {"role": "assistant", "content": "earlier", "reasoning_content": ""}
+    assert body["messages"][2] == earlier
+    assert "store" not in body and body["messages"][0]["role"] == "system"
+    off = build_openai_body(deepseek, _history(deepseek), StreamOptions(reasoning="off"))
+    assert off["thinking"] == {"type": "disabled"} and "reasoning_effort" not in off
+
+    glm = registry.find_known("zai", "glm-5.1")
+    assert glm is not None
+    body = build_openai_body(glm, _history(glm), StreamOptions(reasoning="high"))
+    assert body["tool_stream"] is True and body["enable_thinking"] is True
+    assert "reasoning_content" not in body["messages"][2]
