@@ -18,6 +18,7 @@ from knightcode._llm.builtin import (
 )
 from knightcode._llm.models_config import ModelConfig
 from knightcode._llm.openai_convert import build_openai_body
+from knightcode._llm.providers import ProviderSpec, build_models
 from knightcode._llm.registry import ModelRegistry
 from knightcode._llm.types import (
     KNOWN_APIS,
@@ -260,3 +261,13 @@ def test_deepseek_and_zai_switches_shape_the_body(tmp_path: Path) -> None:
     body = build_openai_body(glm, _history(glm), StreamOptions(reasoning="high"))
     assert body["tool_stream"] is True and body["enable_thinking"] is True
     assert "reasoning_content" not in body["messages"][2]
+
+
+def test_untouched_providers_build_the_same_models_as_changed_ones() -> None:
+    """The fast path (catalogue → Model) and the merge path (→ ModelConfig → Model) agree."""
+    for name, data in builtin_providers().items():
+        pristine = ProviderSpec.builtin_spec(name, data)
+        assert pristine.catalogue is not None and not pristine.models
+        merged = pristine.with_models()
+        assert merged.catalogue is None and len(merged.models) == len(data["models"])
+        assert build_models({name: pristine}) == build_models({name: merged}), name

@@ -9,9 +9,11 @@ reference's ``defaultModelPerProvider``). models.json can add models to these pr
 fields of their models (``modelOverrides``) or point a provider at a proxy (``baseUrl``).
 
 Loading is lazy and once per process: ``--version`` and other commands that need no model never
-read the file. The entries are trusted (a test validates every one of them), so they become
-:class:`~knightcode._llm.models_config.ModelConfig` objects without models.json's checks, which
-would cost more than reading the file.
+read the file. The entries are trusted (a test validates every one of them), so they skip
+models.json's checks, which would cost more than reading the file: a provider that nothing
+changes goes straight to :class:`~knightcode._llm.types.Model` objects (:func:`builtin_models`,
+built once per process); one that models.json or a plugin changes is first turned into
+:class:`~knightcode._llm.models_config.ModelConfig` objects (:func:`model_config`) to merge into.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from pathlib import Path
 from typing import NotRequired, TypedDict, cast
 
 from knightcode._llm.models_config import CostConfig, ModelConfig
+from knightcode._llm.types import Model, ModelCost
 
 __all__ = [
     "BuiltinModel",
     "BuiltinProvider",
+    "builtin_models",
     "builtin_providers",
     "catalogue_source",
     "model_config",
@@ -121,3 +125,34 @@ def model_config(entry: BuiltinModel) -> ModelConfig:
         extra={},
     )
     return config
+
+
+@functools.cache
+def builtin_models(name: str) -> tuple[Model, ...]:
+    """The models of built-in provider ``name`` as the catalogue has them, built once."""
+    provider = builtin_providers()[name]
+    api, base_url = provider["api"], provider["baseUrl"]
+    compat = provider.get("compat", {})
+    models = []
+    for entry in provider["models"]:
+        prices = entry["cost"]
+        models.append(
+            Model(
+                provider=name,
+                id=entry["id"],
+                name=entry["name"],
+                api=entry.get("api", api),
+                base_url=entry.get("baseUrl", base_url),
+                context_window=entry["contextWindow"],
+                max_tokens=entry["maxTokens"],
+                reasoning=entry["reasoning"],
+                input=tuple(entry["input"]),
+                cost=ModelCost(
+                    prices["input"], prices["output"], prices["cacheRead"], prices["cacheWrite"]
+                ),
+                headers=entry.get("headers", {}),
+                compat={**compat, **entry.get("compat", {})},
+                thinking_level_map=entry.get("thinkingLevelMap", {}),
+            )
+        )
+    return tuple(models)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knightcode._config.jsonfile import read_json_object
 from knightcode._config.values import InvalidSetting
-from knightcode._llm.builtin import BuiltinProvider, model_config
+from knightcode._llm.builtin import BuiltinProvider, builtin_models, model_config
 from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
     CostConfig,
@@ -58,6 +58,16 @@ class ProviderSpec:
     auth_header: bool = False
     default_model: str | None = None
     """The model chosen when settings name none (the catalogue's, as the reference's)."""
+    catalogue: BuiltinProvider | None = None
+    """A built-in provider nothing has changed: its models are the catalogue's, not yet in
+    :attr:`models` (see :meth:`with_models`)."""
+
+    def with_models(self) -> ProviderSpec:
+        """This spec with the catalogue's models in :attr:`models`, to merge changes into."""
+        if self.catalogue is None:
+            return self
+        models = {m["id"]: model_config(m) for m in self.catalogue["models"]}
+        return dataclasses.replace(self, models=models, catalogue=None)
 
     def where(self, field_name: str) -> str:
         """How an error about one of this provider's fields names it."""
@@ -68,16 +78,15 @@ class ProviderSpec:
     @classmethod
     def builtin_spec(cls, name: str, data: BuiltinProvider) -> ProviderSpec:
         """A spec from an entry of :func:`~knightcode._llm.builtin.builtin_providers`."""
-        models = {m["id"]: model_config(m) for m in data["models"]}
         return cls(
             name,
             data["baseUrl"],
             data["api"],
             env_keys=tuple(data["env"]),
             compat=dict(data.get("compat", {})),
-            models=models,
             builtin=True,
             default_model=data.get("default"),
+            catalogue=data,
         )
 
 
@@ -88,6 +97,7 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
     """
     configs = parse_model_configs(definition.models)
     if existing is not None:
+        existing = existing.with_models()
         spec = dataclasses.replace(
             existing,
             base_url=definition.base_url or existing.base_url,
@@ -142,6 +152,8 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> list[str]:
     origin = f"models.json error in {path}"
     for name, config in parsed.providers.items():
         existing = specs.get(name)
+        if existing is not None:
+            existing = existing.with_models()
         if existing is None:
             _check_new_provider(name, config, path)
             spec = ProviderSpec(
@@ -282,8 +294,11 @@ def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
 
 def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
     """The models of every provider, in provider order, then in the order they were declared."""
-    models = []
+    models: list[Model] = []
     for spec in specs.values():
+        if spec.catalogue is not None:
+            models.extend(builtin_models(spec.name))
+            continue
         for config in spec.models.values():
             cost = config.cost
             models.append(
