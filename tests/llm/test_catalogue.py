@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from knightcode._errors import UsageError
 from knightcode._llm.builtin import (
     CATALOGUE,
     BuiltinModel,
@@ -271,3 +272,9 @@ def test_untouched_providers_build_the_same_models_as_changed_ones() -> None:
         merged = pristine.with_models()
         assert merged.catalogue is None and len(merged.models) == len(data["models"])
         assert build_models({name: pristine}) == build_models({name: merged}), name
+
+
+async def test_an_unknown_model_names_usable_models_first(tmp_path: Path) -> None:
+    registry = ModelRegistry(tmp_path, environ={"GROQ_API_KEY": "k"})
+    with pytest.raises(UsageError, match=r"known models include: groq/"):
+        await registry.resolve("no-such-model")

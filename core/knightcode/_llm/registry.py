@@ -232,7 +232,8 @@ class ModelRegistry(DynamicModels):
             raise UsageError(
                 f"unknown model {reference!r}{where}; provider {named!r} has: {listing}"
             )
-        known = ", ".join(model.ref for model in self._models[:8])
+        # Models the user can use first: the catalogue's first providers may have no key here.
+        known = ", ".join(model.ref for model in (self.available() or self._models)[:8])
         raise UsageError(f"unknown model {reference!r}{where}; known models include: {known}")
 
     def _providers_for(self, reference: str, provider: str | None) -> list[str]:
