@@ -17,14 +17,13 @@ from knightcode.testing import text_reply
 from .conftest import Scripted
 
 
-def ask_builtin(scripted: Scripted, provider: str, model: str, variable: str) -> dict[str, Any]:
-    """``-p hi --thinking high`` with ``provider/model``; the body the server received."""
+def prompt_builtin(scripted: Scripted, provider: str, variable: str, *args: str) -> None:
+    """``knightcode ARGS -p hi`` with ``provider`` pointed at the server and its key set."""
     data = {"providers": {provider: {"baseUrl": scripted.server.base_url}}}
     (scripted.agent_dir / "models.json").write_text(json.dumps(data))
     scripted.server.add(text_reply("ok"))
-    command = ["-m", "knightcode", "--model", f"{provider}/{model}", "--thinking", "high"]
     result = subprocess.run(
-        [sys.executable, *command, "-p", "hi"],
+        [sys.executable, "-m", "knightcode", *args, "-p", "hi"],
         cwd=scripted.project,
         env=scripted.env(**{variable: "sk-catalogue"}),
         capture_output=True,
@@ -34,6 +33,13 @@ def ask_builtin(scripted: Scripted, provider: str, model: str, variable: str) ->
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def ask_builtin(scripted: Scripted, provider: str, model: str, variable: str) -> dict[str, Any]:
+    """``-p hi --thinking high`` with ``provider/model``; the body the server received."""
+    prompt_builtin(
+        scripted, provider, variable, "--model", f"{provider}/{model}", "--thinking", "high"
+    )
     request = scripted.server.requests[-1]
     assert request.headers["authorization"] == "Bearer sk-catalogue"
     assert isinstance(request.body, dict)
@@ -54,3 +60,12 @@ def test_moonshot_is_not(scripted: Scripted) -> None:
     assert "store" not in body
     assert body["messages"][0]["role"] == "system"
     assert "reasoning_effort" not in body
+
+
+def test_without_a_model_the_catalogue_default_of_a_keyed_provider_is_used(
+    scripted: Scripted,
+) -> None:
+    """No ``--model``, no settings: groq has a key, so its default model (the reference's)."""
+    prompt_builtin(scripted, "groq", "GROQ_API_KEY")
+    body = scripted.server.requests[-1].body
+    assert isinstance(body, dict) and body["model"] == "openai/gpt-oss-120b"
