@@ -127,10 +127,21 @@ def model_config(entry: BuiltinModel) -> ModelConfig:
     return config
 
 
-@functools.cache
-def builtin_models(name: str) -> tuple[Model, ...]:
-    """The models of built-in provider ``name`` as the catalogue has them, built once."""
-    provider = builtin_providers()[name]
+_models_cache: dict[str, tuple[BuiltinProvider, tuple[Model, ...]]] = {}
+
+
+def builtin_models(name: str, data: BuiltinProvider) -> tuple[Model, ...]:
+    """The models of built-in provider ``name`` (entry ``data``) as Models, built once per
+    process for the same entry.
+    """
+    cached = _models_cache.get(name)
+    if cached is None or cached[0] is not data:
+        cached = (data, _build_models(name, data))
+        _models_cache[name] = cached
+    return cached[1]
+
+
+def _build_models(name: str, provider: BuiltinProvider) -> tuple[Model, ...]:
     api, base_url = provider["api"], provider["baseUrl"]
     compat = provider.get("compat", {})
     models = []

@@ -297,7 +297,7 @@ def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
     models: list[Model] = []
     for spec in specs.values():
         if spec.catalogue is not None:
-            models.extend(builtin_models(spec.name))
+            models.extend(builtin_models(spec.name, spec.catalogue))
             continue
         for config in spec.models.values():
             cost = config.cost
