@@ -142,28 +142,35 @@ def builtin_models(name: str, data: BuiltinProvider) -> tuple[Model, ...]:
 
 
 def _build_models(name: str, provider: BuiltinProvider) -> tuple[Model, ...]:
+    # Start-up pays for this once per process (~900 models): positional arguments, and the
+    # provider's compat, the empty maps and the input tuples shared where entries add nothing.
     api, base_url = provider["api"], provider["baseUrl"]
-    compat = provider.get("compat", {})
+    compat: dict[str, object] = provider.get("compat", {})
+    empty: dict[str, str] = {}
+    no_levels: dict[str, str | None] = {}
+    inputs: dict[tuple[str, ...], tuple[str, ...]] = {}
     models = []
     for entry in provider["models"]:
         prices = entry["cost"]
+        kinds = tuple(entry["input"])
+        own = entry.get("compat")
         models.append(
             Model(
-                provider=name,
-                id=entry["id"],
-                name=entry["name"],
-                api=entry.get("api", api),
-                base_url=entry.get("baseUrl", base_url),
-                context_window=entry["contextWindow"],
-                max_tokens=entry["maxTokens"],
-                reasoning=entry["reasoning"],
-                input=tuple(entry["input"]),
-                cost=ModelCost(
+                name,
+                entry["id"],
+                entry["name"],
+                entry.get("api", api),
+                entry.get("baseUrl", base_url),
+                entry["contextWindow"],
+                entry["maxTokens"],
+                entry["reasoning"],
+                inputs.setdefault(kinds, kinds),
+                ModelCost(
                     prices["input"], prices["output"], prices["cacheRead"], prices["cacheWrite"]
                 ),
-                headers=entry.get("headers", {}),
-                compat={**compat, **entry.get("compat", {})},
-                thinking_level_map=entry.get("thinkingLevelMap", {}),
+                entry.get("headers", empty),
+                {**compat, **own} if own else compat,
+                entry.get("thinkingLevelMap", no_levels),
             )
         )
     return tuple(models)
