@@ -84,17 +84,18 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
 
 async def test_default_model(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, environ={"ANTHROPIC_API_KEY": "k"})
-    assert await registry.default_model() == registry.find_known("anthropic", "claude-sonnet-4-5")
+    # The catalogue's default of the first provider with a key (the reference's choice).
+    assert await registry.default_model() == registry.find_known("anthropic", "claude-opus-4-7")
     assert await registry.default_model("openai", "gpt-4.1") == registry.find_known(
         "openai", "gpt-4.1"
     )
     assert await registry.default_model(None, "openai/gpt-5") == registry.find_known(
         "openai", "gpt-5"
     )
-    assert await registry.default_model("openai") == registry.find_known("openai", "gpt-5")
-    # An unknown configured model falls back to the first usable one.
+    assert await registry.default_model("openai") == registry.find_known("openai", "gpt-5.4")
+    # An unknown configured model falls back to the default of a provider with a key.
     assert await registry.default_model("openai", "no-such") == registry.find_known(
-        "anthropic", "claude-sonnet-4-5"
+        "anthropic", "claude-opus-4-7"
     )
     assert (await ModelRegistry(agent_dir, environ={}).default_model()) is None
 
@@ -681,5 +682,6 @@ async def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
     from knightcode._llm.registry import ModelRegistry
 
     registry = ModelRegistry(agent_dir, environ={})
-    with pytest.raises(UsageError, match=r"^unknown provider 'nope'; known: anthropic, openai"):
+    known = r"^unknown provider 'nope'; known: amazon-bedrock, anthropic, openai"
+    with pytest.raises(UsageError, match=known):
         await registry.resolve("x", "nope")

@@ -13,6 +13,10 @@ from the base URL:
 * ``supportsStore``: send ``store: false`` (OpenAI keeps completions otherwise);
 * ``requiresToolResultName`` / ``requiresMistralToolIds``: Mistral's rules for tool messages;
 * ``thinkingFormat`` ``"zai"`` / ``"qwen"``: thinking switched by ``enable_thinking``;
+  ``"deepseek"``: ``thinking: {type: enabled|disabled}`` plus ``reasoning_effort``;
+* ``requiresReasoningContentOnAssistantMessages``: DeepSeek wants ``reasoning_content`` (empty
+  when there is none) on every assistant message of a reasoning model;
+* ``zaiToolStream``: ask zai to stream tool-call arguments (``tool_stream``);
 * ``openRouterRouting`` / ``vercelGatewayRouting``: provider-routing preferences, sent as given;
 * ``extraBody``: fields merged into the request body last.
 
@@ -52,6 +56,8 @@ COMPAT_KEYS = frozenset(
         "vercelGatewayRouting",
         "extraBody",
         "supportsLongCacheRetention",  # the Responses API client's
+        "requiresReasoningContentOnAssistantMessages",
+        "zaiToolStream",
     }
 )
 """The ``compat`` switches this client implements."""
@@ -232,6 +238,12 @@ def _assistant(
                 out["reasoning"] = "\n".join(chunks)
     if calls:
         out["tool_calls"] = calls
+    if (
+        model.reasoning
+        and compat.get("requiresReasoningContentOnAssistantMessages")
+        and "reasoning_content" not in out
+    ):
+        out["reasoning_content"] = ""
     return out
 
 
@@ -326,6 +338,8 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
             }
             for tool in context.tools
         ]
+        if compat.get("zaiToolStream"):
+            body["tool_stream"] = True
     _add_reasoning(body, model, compat, options.reasoning)
     _add_routing(body, compat)
     extra = compat.get("extraBody")
@@ -343,6 +357,13 @@ def _add_reasoning(
     thinking = bool(level) and level != "off"
     if compat["thinkingFormat"] in ("zai", "qwen"):
         body["enable_thinking"] = thinking
+        return
+    if compat["thinkingFormat"] == "deepseek":
+        body["thinking"] = {"type": "enabled" if thinking else "disabled"}
+        if thinking and level is not None:
+            effort = model.thinking_level_map.get(level, _EFFORT[level])
+            if effort is not None:
+                body["reasoning_effort"] = effort
         return
     if not compat["supportsReasoningEffort"]:
         return
