@@ -15,7 +15,7 @@ import pytest
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.keys import AuthStorage, clear_command_cache, resolve_config_value
 from knightcode._llm.registry import ModelRegistry
-from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._llm.types import KNOWN_APIS, Context, Model, StreamOptions
 from knightcode._plugins.definitions import ProviderDefinition
 from knightcode.testing import ScriptedServer, text_reply
 
@@ -337,8 +337,9 @@ BAD_MODELS_JSON = [
             }
         },
         (
-            'providers.local.api: required (or an "api" on every model): '
-            'one of "openai-completions", "anthropic-messages"; models[1] has none'
+            'providers.local.api: required (or an "api" on every model): one of '
+            + ", ".join(f'"{api}"' for api in KNOWN_APIS)
+            + "; models[1] has none"
         ),
     ),
     (

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from knightcode._llm.bedrock_auth import AWS_CREDENTIAL_ENV
+
 __all__ = ["BUILTIN_PROVIDERS", "BuiltinModel", "BuiltinProvider"]
 
 
@@ -197,6 +199,46 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                 images=False,
             ),
             _m("grok-4", "Grok 4", 256000, 64000, (3, 15, 0.75, 0), reasoning=True),
+        ],
+    },
+    "google": {
+        "baseUrl": "https://generativelanguage.googleapis.com/v1beta",
+        "api": "google-generative-ai",
+        "env": ("GEMINI_API_KEY",),
+        "models": [
+            _m(
+                "gemini-2.5-pro",
+                "Gemini 2.5 Pro",
+                1048576,
+                65536,
+                (1.25, 10, 0.31, 0),
+                reasoning=True,
+            ),
+            _m(
+                "gemini-2.5-flash",
+                "Gemini 2.5 Flash",
+                1048576,
+                65536,
+                (0.3, 2.5, 0.075, 0),
+                reasoning=True,
+            ),
+        ],
+    },
+    "amazon-bedrock": {
+        # The region in the host is replaced by AWS_REGION's (see bedrock_converse.bedrock_url).
+        "baseUrl": "https://bedrock-runtime.us-east-1.amazonaws.com",
+        "api": "bedrock-converse-stream",
+        "env": AWS_CREDENTIAL_ENV,
+        "models": [
+            _m(
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                "Claude Sonnet 4.5 (Bedrock)",
+                200000,
+                64000,
+                (3, 15, 0.3, 3.75),
+                reasoning=True,
+            ),
+            _m("amazon.nova-pro-v1:0", "Nova Pro (Bedrock)", 300000, 10000, (0.8, 3.2, 0.2, 0)),
         ],
     },
 }

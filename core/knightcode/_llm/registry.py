@@ -39,8 +39,10 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
+from knightcode._llm.bedrock_converse import stream_bedrock_converse
 from knightcode._llm.builtin import BUILTIN_PROVIDERS
 from knightcode._llm.discovery import DiscoveredState
+from knightcode._llm.google_generative import stream_google_generative
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode._llm.openai_completions import stream_openai_completions
@@ -384,6 +386,10 @@ class ModelRegistry(DynamicModels):
             events = stream_openai_completions(model, context, prepared, client=self._http())
         elif model.api == "anthropic-messages":
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
+        elif model.api == "google-generative-ai":
+            events = stream_google_generative(model, context, prepared, client=self._http())
+        elif model.api == "bedrock-converse-stream":
+            events = stream_bedrock_converse(model, context, prepared, client=self._http())
         else:
             yield _config_error(
                 model,

@@ -1,0 +1,253 @@
+"""Building a Gemini ``streamGenerateContent`` request body from a provider-neutral context.
+
+Gemini speaks in ``contents`` (roles ``user`` and ``model``) made of ``parts``. Thinking comes
+back as text parts marked ``thought: true``; a ``thoughtSignature`` (Gemini's encrypted
+reasoning state) may ride on any part and has to go back on the same part for the model to
+continue its reasoning — Gemini 3 rejects a function call sent back without one. Signatures are
+only valid for the model that made them, so they are sent only for that model's own turns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Literal, NotRequired, TypedDict
+
+from knightcode._llm.transform import is_same_model, iter_prepared
+from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._types.messages import (
+    AssistantMessage,
+    ImageContent,
+    ToolResultMessage,
+    UserMessage,
+)
+
+__all__ = ["GEMINI3_SKIP_SIGNATURE", "build_gemini_body", "thinking_config"]
+
+# Gemini 3 insists on a signature on every function call of a thinking turn; a call made by
+# another model has none. Google documents this value for exactly that case.
+GEMINI3_SKIP_SIGNATURE = "skip_thought_signature_validator"
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+
+# Token budgets per level for the Gemini 2.5 family (the reference's values); settings
+# thinkingBudgets replace them level by level.
+_BUDGETS_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
+_BUDGETS_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+# Gemini 3 takes a level instead of a budget; Pro knows only LOW and HIGH.
+_LEVELS_PRO = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH", "xhigh": "HIGH"}
+_LEVELS = {
+    "minimal": "MINIMAL",
+    "low": "LOW",
+    "medium": "MEDIUM",
+    "high": "HIGH",
+    "xhigh": "HIGH",
+}
+# JSON-schema keys Gemini's function declarations refuse (its schema is an OpenAPI subset).
+_UNSUPPORTED_SCHEMA_KEYS = frozenset({"$schema", "$id", "$comment", "additionalProperties"})
+
+
+class _InlineData(TypedDict):
+    mimeType: str
+    data: str
+
+
+class _FunctionCall(TypedDict):
+    name: str
+    args: dict[str, object]
+    id: NotRequired[str]
+
+
+class _FunctionResponse(TypedDict):
+    name: str
+    response: dict[str, object]
+    id: NotRequired[str]
+
+
+class _Part(TypedDict, total=False):
+    text: str
+    thought: bool
+    thoughtSignature: str
+    inlineData: _InlineData
+    functionCall: _FunctionCall
+    functionResponse: _FunctionResponse
+
+
+class _Content(TypedDict):
+    role: Literal["user", "model"]
+    parts: list[_Part]
+
+
+def _valid_signature(signature: str | None) -> bool:
+    # Signatures are bytes on Google's side: anything but base64 makes the request fail.
+    return (
+        bool(signature) and len(signature or "") % 4 == 0 and bool(_BASE64.match(signature or ""))
+    )
+
+
+def _image(block: ImageContent) -> _Part:
+    return {"inlineData": {"mimeType": block["mimeType"], "data": block["data"]}}
+
+
+def _user(message: UserMessage, images: bool) -> _Content | None:
+    content = message["content"]
+    if isinstance(content, str):
+        return {"role": "user", "parts": [{"text": content}]} if content.strip() else None
+    parts: list[_Part] = []
+    for block in content:
+        if block["type"] == "text":
+            if block["text"].strip():
+                parts.append({"text": block["text"]})
+        elif block["type"] == "image" and images:
+            parts.append(_image(block))
+    return {"role": "user", "parts": parts} if parts else None
+
+
+def _assistant(message: AssistantMessage, model: Model) -> _Content | None:
+    same = is_same_model(message, model)
+    gemini3 = "gemini-3" in model.id.lower()
+    parts: list[_Part] = []
+    for block in message["content"]:
+        if block["type"] == "text":
+            if block["text"].strip():
+                parts.append({"text": block["text"]})
+        elif block["type"] == "thinking":
+            if not block["thinking"].strip() or block.get("redacted"):
+                continue
+            part: _Part = {"thought": True, "text": block["thinking"]}
+            signature = block.get("thinkingSignature")
+            if same and _valid_signature(signature):
+                part["thoughtSignature"] = signature or ""
+            parts.append(part)
+        elif block["type"] == "toolCall":
+            call: _Part = {
+                "functionCall": {
+                    "name": block["name"],
+                    "args": block["arguments"],
+                    "id": block["id"],
+                }
+            }
+            signature = block.get("thoughtSignature")
+            if same and _valid_signature(signature):
+                call["thoughtSignature"] = signature or ""
+            elif gemini3:
+                call["thoughtSignature"] = GEMINI3_SKIP_SIGNATURE
+            parts.append(call)
+    return {"role": "model", "parts": parts} if parts else None
+
+
+def _tool_result(message: ToolResultMessage, images: bool) -> list[_Part]:
+    text = "\n".join(b["text"] for b in message["content"] if b["type"] == "text")
+    pictures = [b for b in message["content"] if b["type"] == "image"] if images else []
+    if not text:
+        text = "(see attached image)" if pictures else ""
+    key = "error" if message["isError"] else "output"
+    parts: list[_Part] = [
+        {
+            "functionResponse": {
+                "name": message["toolName"],
+                "response": {key: text},
+                "id": message["toolCallId"],
+            }
+        }
+    ]
+    parts.extend(_image(picture) for picture in pictures)
+    return parts
+
+
+def convert_contents(model: Model, context: Context) -> list[_Content]:
+    """The ``contents`` array; consecutive tool results share one user turn (Gemini wants every
+    response to a turn's function calls together).
+    """
+    out: list[_Content] = []
+    images = "image" in model.input
+    for message in iter_prepared(context.messages, model):
+        if message["role"] == "user":
+            user = _user(message, images)
+            if user is not None:
+                out.append(user)
+        elif message["role"] == "assistant":
+            assistant = _assistant(message, model)
+            if assistant is not None:
+                out.append(assistant)
+        elif message["role"] == "toolResult":
+            parts = _tool_result(message, images)
+            last = out[-1] if out else None
+            if (
+                last is not None
+                and last["role"] == "user"
+                and "functionResponse" in last["parts"][0]
+            ):
+                last["parts"].extend(parts)
+            else:
+                out.append({"role": "user", "parts": parts})
+    return out
+
+
+def clean_schema(schema: Mapping[str, object]) -> dict[str, object]:
+    """A tool's JSON schema without the keys Gemini's function declarations refuse."""
+    return {
+        key: _clean_value(value)
+        for key, value in schema.items()
+        if key not in _UNSUPPORTED_SCHEMA_KEYS
+    }
+
+
+def _clean_value(value: object) -> object:
+    if isinstance(value, dict):
+        return clean_schema({str(key): item for key, item in value.items()})
+    if isinstance(value, list):
+        return [_clean_value(item) for item in value]
+    return value
+
+
+def thinking_config(model: Model, options: StreamOptions) -> dict[str, object] | None:
+    """``generationConfig.thinkingConfig`` for the requested level, or None to send none.
+
+    Gemini 3 takes a ``thinkingLevel`` (models.json ``thinkingLevelMap`` may rename it); the
+    2.5 family a ``thinkingBudget`` in tokens (settings ``thinkingBudgets`` first).
+    """
+    level = options.reasoning
+    if not model.reasoning or not level or level == "off":
+        return None
+    config: dict[str, object] = {"includeThoughts": True}
+    model_id = model.id.lower()
+    if "gemini-3" in model_id:
+        levels = _LEVELS_PRO if "pro" in model_id else _LEVELS
+        mapped = model.thinking_level_map.get(level, levels.get(level, "HIGH"))
+        if mapped is not None:
+            config["thinkingLevel"] = mapped
+        return config
+    defaults = _BUDGETS_PRO if "pro" in model_id else _BUDGETS_FLASH
+    budgets = {**defaults, **(options.thinking_budgets or {})}
+    config["thinkingBudget"] = budgets.get(level, budgets["high"])
+    return config
+
+
+def build_gemini_body(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
+    """The ``streamGenerateContent`` request body (the model is named in the URL, not here)."""
+    body: dict[str, object] = {"contents": convert_contents(model, context)}
+    if context.system_prompt:
+        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+    if context.tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": clean_schema({"type": "object", **tool.parameters}),
+                    }
+                    for tool in context.tools
+                ]
+            }
+        ]
+    generation: dict[str, object] = {
+        "maxOutputTokens": options.max_tokens or model.max_tokens,
+    }
+    if options.temperature is not None:
+        generation["temperature"] = options.temperature
+    thinking = thinking_config(model, options)
+    if thinking is not None:
+        generation["thinkingConfig"] = thinking
+    body["generationConfig"] = generation
+    return body
