@@ -23,9 +23,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+from knightcode._llm.transport import StreamFailed
+
 __all__ = [
     "AWS_CREDENTIAL_ENV",
     "BedrockAuth",
+    "BedrockAuthError",
     "bedrock_region",
     "resolve_bedrock_auth",
 ]
@@ -63,8 +66,10 @@ class _Signer(Protocol):
     def add_auth(self, request: _Request) -> None: ...
 
 
-class BedrockAuthError(Exception):
-    """No usable credentials, or botocore missing; the message says what to do."""
+class BedrockAuthError(StreamFailed):
+    """No usable credentials, or botocore missing; the message says what to do (and becomes
+    the stream's error message as it is).
+    """
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ _ERROR_TYPES = {
 
 def is_bedrock_path(path: str) -> bool:
     """Whether a POST path is a Bedrock Converse streaming request."""
-    return path.startswith("/model/") and path.endswith("/converse-stream")
+    return "/model/" in path and path.endswith("/converse-stream")
 
 
 def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
@@ -105,8 +105,10 @@ def events(reply: Reply, serial: int) -> list[bytes]:
         out.append(_event("contentBlockStop", {"contentBlockIndex": index}))
         index += 1
     if reply.stream_error is not None:
+        kind = reply.error_type or ""
         headers = {
-            ":exception-type": reply.error_type or "throttlingException",
+            # another dialect's type name (stream_error_reply's default) becomes Bedrock's own
+            ":exception-type": kind if kind.endswith("Exception") else "modelStreamErrorException",
             ":content-type": "application/json",
             ":message-type": "exception",
         }
