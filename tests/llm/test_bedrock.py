@@ -22,6 +22,7 @@ from knightcode._llm.bedrock_auth import BedrockAuthError, resolve_bedrock_auth
 from knightcode._llm.bedrock_converse import bedrock_url, stream_bedrock_converse
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder, EventStreamError
 from knightcode._llm.errors import is_retryable
+from knightcode._llm.registry import ModelRegistry
 from knightcode._llm.types import Context, StreamOptions, Tool
 from knightcode.testing import (
     ScriptedRequest,
@@ -400,3 +401,20 @@ async def test_reasoning_reply_without_tools(server: ScriptedServer) -> None:
     server.add(reply(thinking="hm", text="fine"))
     events = await run(server, StreamOptions(api_key=ACCESS_KEY, reasoning="high"), reasoning=True)
     assert [b["type"] for b in events[-1]["message"]["content"]] == ["thinking", "text"]
+
+
+def test_builtin_provider_is_available_with_any_aws_credential(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    for environ in (
+        {"AWS_ACCESS_KEY_ID": "A"},
+        {"AWS_PROFILE": "dev"},
+        {"AWS_BEARER_TOKEN_BEDROCK": "t"},
+    ):
+        registry = ModelRegistry(agent_dir, environ=environ)
+        refs = [m.ref for m in registry.available() if m.provider == "amazon-bedrock"]
+        assert "amazon-bedrock/amazon.nova-pro-v1:0" in refs
+        claude = registry.find_known("amazon-bedrock", CLAUDE)
+        assert claude is not None and claude.api == API
+    registry = ModelRegistry(agent_dir, environ={})
+    assert not [m for m in registry.available() if m.provider == "amazon-bedrock"]

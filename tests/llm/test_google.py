@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from typing import Any
 
 from knightcode._llm.google_generative import stream_google_generative
+from knightcode._llm.registry import ModelRegistry
 from knightcode._llm.types import Context, StreamOptions, Tool
 from knightcode._types.messages import AssistantMessage
 from knightcode.testing import (
@@ -299,3 +301,17 @@ async def test_stream_without_finish_is_an_error(server: ScriptedServer) -> None
     events = await run(server)
     assert events[-1]["type"] == "error"
     assert "terminated" in events[-1]["error"]["errorMessage"]
+
+
+def test_builtin_google_provider(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    registry = ModelRegistry(agent_dir, environ={"GEMINI_API_KEY": "g"})
+    model = registry.find_known("google", "gemini-2.5-pro")
+    assert model is not None and model.api == API and model.reasoning
+    assert model.base_url == "https://generativelanguage.googleapis.com/v1beta"
+    assert model in registry.available()
+    assert registry.get_api_key("google") == "g"
+    assert not [
+        m for m in ModelRegistry(agent_dir, environ={}).available() if m.provider == "google"
+    ]

@@ -114,7 +114,12 @@ def resolve_bedrock_auth(
     except ImportError:
         raise BedrockAuthError(_MISSING_EXTRA) from None
     session = session_module.get_session()
-    found = session.get_credentials()
+    try:
+        found = session.get_credentials()
+    except Exception as exc:  # botocore's own errors: a missing profile, a failing process …
+        raise BedrockAuthError(
+            f"AWS credentials for Amazon Bedrock: {type(exc).__name__}: {exc}"
+        ) from None
     if found is None:
         raise BedrockAuthError(
             "No AWS credentials found for Amazon Bedrock: set AWS_ACCESS_KEY_ID and "
