@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from knightcode._llm.bedrock_auth import BedrockAuthError, resolve_bedrock_auth
+from knightcode._llm.bedrock_auth import BedrockAuthError, bedrock_region, resolve_bedrock_auth
 from knightcode._llm.bedrock_converse import bedrock_url, stream_bedrock_converse
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder, EventStreamError
 from knightcode._llm.errors import is_retryable
@@ -418,3 +418,27 @@ def test_builtin_provider_is_available_with_any_aws_credential(tmp_path: Path) -
         assert claude is not None and claude.api == API
     registry = ModelRegistry(agent_dir, environ={})
     assert not [m for m in registry.available() if m.provider == "amazon-bedrock"]
+
+
+def test_the_documented_models_json_example_loads(tmp_path: Path) -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "models.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", docs, re.DOTALL)
+    (example,) = [block for block in blocks if "bedrock-converse-stream" in block]
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    (agent_dir / "models.json").write_text(example)
+    registry = ModelRegistry(agent_dir, environ={})
+    model = registry.find_known("bedrock-eu", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    assert model is not None and model.api == API and model in registry.available()
+    assert bedrock_url(model, "eu-central-1").startswith(
+        "https://bedrock-runtime.eu-central-1.amazonaws.com/model/eu.anthropic."
+    )
+
+
+def test_region_order() -> None:
+    host = "https://bedrock-runtime.eu-central-1.amazonaws.com"
+    assert bedrock_region({"AWS_REGION": "a-1", "AWS_DEFAULT_REGION": "b-2"}, host) == "a-1"
+    assert bedrock_region({"AWS_DEFAULT_REGION": "b-2"}, host) == "b-2"
+    assert bedrock_region({}, host, "ap-south-1") == "eu-central-1"
+    assert bedrock_region({}, "http://127.0.0.1:8080", "ap-south-1") == "ap-south-1"
+    assert bedrock_region({}, "http://127.0.0.1:8080") == "us-east-1"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
@@ -44,6 +45,7 @@ AWS_CREDENTIAL_ENV = (
 )
 """Variables that make the built-in provider count as configured (the reference's markers)."""
 _DEFAULT_REGION = "us-east-1"
+_AWS_HOST = re.compile(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com")
 _MISSING_EXTRA = (
     "Amazon Bedrock request signing needs botocore, which is not installed: "
     "pip install 'knightcode[bedrock]' (or set AWS_BEARER_TOKEN_BEDROCK to use a Bedrock API key)"
@@ -88,14 +90,25 @@ class BedrockAuth:
         return _sign(self.credentials, self.region, url, chunks)
 
 
-def bedrock_region(environ: Mapping[str, str] | None = None) -> str:
-    """``AWS_REGION``, else ``AWS_DEFAULT_REGION``, else us-east-1 (the reference's default)."""
+def bedrock_region(
+    environ: Mapping[str, str] | None = None, base_url: str = "", profile_region: str | None = None
+) -> str:
+    """The region requests go to and are signed for: ``AWS_REGION``, else ``AWS_DEFAULT_REGION``,
+    else the one in ``base_url``'s ``bedrock-runtime.<region>.amazonaws.com`` host, else the
+    AWS profile's, else us-east-1 (the reference's default).
+    """
     env = os.environ if environ is None else environ
-    return env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or _DEFAULT_REGION
+    from_env = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+    if from_env:
+        return from_env
+    host = _AWS_HOST.search(base_url)
+    if host:
+        return host.group(1)
+    return profile_region or _DEFAULT_REGION
 
 
 def resolve_bedrock_auth(
-    api_key: str | None, environ: Mapping[str, str] | None = None
+    api_key: str | None, base_url: str = "", environ: Mapping[str, str] | None = None
 ) -> BedrockAuth:
     """The credentials of a request (see the module docstring); may read files: run it in a
     worker thread.
@@ -103,7 +116,7 @@ def resolve_bedrock_auth(
     :raises BedrockAuthError: botocore is missing or the chain found no credentials
     """
     env = os.environ if environ is None else environ
-    region = bedrock_region(env)
+    region = bedrock_region(env, base_url)
     markers = {env.get(name) for name in AWS_CREDENTIAL_ENV if name != BEARER_ENV}
     if api_key and api_key not in markers:
         return BedrockAuth(region, bearer=api_key)
@@ -125,8 +138,7 @@ def resolve_bedrock_auth(
             "No AWS credentials found for Amazon Bedrock: set AWS_ACCESS_KEY_ID and "
             "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK"
         )
-    if not (env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")):
-        region = session.get_config_variable("region") or region  # the profile's region
+    region = bedrock_region(env, base_url, session.get_config_variable("region"))
     return BedrockAuth(region, credentials=cast(_Credentials, found.get_frozen_credentials()))
 
 

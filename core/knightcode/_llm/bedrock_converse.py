@@ -20,7 +20,7 @@ from typing import TypedDict, cast
 import httpx
 
 from knightcode._abort import AbortSignal
-from knightcode._llm.bedrock_auth import bedrock_region, resolve_bedrock_auth
+from knightcode._llm.bedrock_auth import resolve_bedrock_auth
 from knightcode._llm.bedrock_convert import build_bedrock_body
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder
 from knightcode._llm.streaming import (
@@ -94,7 +94,8 @@ _STOP_REASONS: dict[str, DoneReason] = {
 
 def bedrock_url(model: Model, region: str) -> str:
     """The endpoint: the model's base URL when it is not Bedrock's own (a proxy, a test
-    server), else the runtime endpoint of ``region``.
+    server), else the runtime endpoint of ``region`` (see
+    :func:`~knightcode._llm.bedrock_auth.bedrock_region`).
     """
     base = model.base_url.rstrip("/")
     if not base or ".amazonaws.com" in base:
@@ -123,9 +124,11 @@ async def stream_bedrock_converse(
     body_chunks: AsyncGenerator[bytes, None] | None = None
     secret = options.api_key
     try:
-        auth = await signal.guard(asyncio.to_thread(resolve_bedrock_auth, options.api_key))
+        auth = await signal.guard(
+            asyncio.to_thread(resolve_bedrock_auth, options.api_key, model.base_url)
+        )
         secret = auth.bearer or (auth.credentials.secret_key if auth.credentials else None)
-        url = bedrock_url(model, auth.region or bedrock_region())
+        url = bedrock_url(model, auth.region)
         body = build_bedrock_body(model, context, options)
         # request_headers adds credentials only with a key: Bedrock's come from sign().
         headers = request_headers(model, options, {})
