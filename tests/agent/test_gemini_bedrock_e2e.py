@@ -48,13 +48,17 @@ def round_trip(scripted: Scripted, **env: str) -> None:
 
 def test_gemini_round_trip(scripted: Scripted) -> None:
     write_provider(scripted, "google-generative-ai", apiKey="gemini-e2e-key")
+    settings = scripted.agent_dir / "settings.json"
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text()), "thinkingBudgets": {"low": 1234}})
+    )
     round_trip(scripted)
     first, second = scripted.server.requests
     assert first.path == f"/v1/models/{MODEL}:streamGenerateContent?alt=sse"
     assert first.headers["x-goog-api-key"] == "gemini-e2e-key"
     assert first.body["generationConfig"]["thinkingConfig"] == {
         "includeThoughts": True,
-        "thinkingBudget": 2048,
+        "thinkingBudget": 1234,  # settings thinkingBudgets
     }
     assert [d["name"] for d in first.body["tools"][0]["functionDeclarations"]][:1] == ["read"]
     model_turn, results = second.body["contents"][-2:]

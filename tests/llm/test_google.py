@@ -94,31 +94,51 @@ async def test_request_url_headers_and_body(server: ScriptedServer) -> None:
 
 
 async def test_thinking_budget_from_settings(server: ScriptedServer) -> None:
-    server.add(text_reply("ok"), text_reply("ok"), text_reply("ok"))
-    await run(server, StreamOptions(api_key="k", reasoning="low"), reasoning=True)
-    await run(
-        server,
-        StreamOptions(api_key="k", reasoning="low", thinking_budgets={"low": 1234}),
-        reasoning=True,
-    )
-    await run(server, StreamOptions(api_key="k", reasoning="off"), reasoning=True)
+    flash = "gemini-2.5-flash"
+    runs: list[tuple[str, StreamOptions]] = [
+        (flash, StreamOptions(api_key="k", reasoning="high")),
+        ("gemini-2.5-pro", StreamOptions(api_key="k", reasoning="high")),
+        (flash, StreamOptions(api_key="k", reasoning="low", thinking_budgets={"low": 1234})),
+        ("gemini-exp", StreamOptions(api_key="k", reasoning="medium")),
+        (flash, StreamOptions(api_key="k", reasoning="off")),
+    ]
+    for model_id, options in runs:
+        server.add(text_reply("ok"))
+        await run(server, options, id=model_id, reasoning=True)
+    server.add(text_reply("ok"))
+    await run(server, StreamOptions(api_key="k", reasoning="high"), id=flash)  # not reasoning
     configs = [r.body["generationConfig"].get("thinkingConfig") for r in server.requests]
     assert configs == [
-        {"includeThoughts": True, "thinkingBudget": 2048},
+        {"includeThoughts": True, "thinkingBudget": 24576},
+        {"includeThoughts": True, "thinkingBudget": 32768},
         {"includeThoughts": True, "thinkingBudget": 1234},
+        {"includeThoughts": True, "thinkingBudget": -1},  # an unknown model: dynamic
+        {"thinkingBudget": 0},
         None,
     ]
 
 
 async def test_gemini3_thinking_level(server: ScriptedServer) -> None:
-    server.add(text_reply("ok"), text_reply("ok"))
-    options = StreamOptions(api_key="k", reasoning="medium")
-    await run(server, options, id="gemini-3-pro-preview", reasoning=True)
-    await run(server, options, id="gemini-3-flash-preview", reasoning=True)
+    runs = [
+        ("gemini-3-pro-preview", "medium", {}),
+        ("gemini-3-flash-preview", "medium", {}),
+        ("gemini-3.1-pro-preview", "off", {}),
+        ("gemini-3-flash-preview", "off", {}),
+        ("gemini-3-flash-preview", "xhigh", {}),
+        ("gemini-3-flash-preview", "low", {"low": "MINIMAL"}),
+    ]
+    for model_id, level, level_map in runs:
+        server.add(text_reply("ok"))
+        options = StreamOptions(api_key="k", reasoning=level)  # type: ignore[arg-type]
+        await run(server, options, id=model_id, reasoning=True, thinking_level_map=level_map)
     levels = [r.body["generationConfig"]["thinkingConfig"] for r in server.requests]
     assert levels == [
         {"includeThoughts": True, "thinkingLevel": "HIGH"},
         {"includeThoughts": True, "thinkingLevel": "MEDIUM"},
+        {"thinkingLevel": "LOW"},  # Gemini 3 cannot stop thinking: its lowest level
+        {"thinkingLevel": "MINIMAL"},
+        {"includeThoughts": True, "thinkingLevel": "HIGH"},
+        {"includeThoughts": True, "thinkingLevel": "MINIMAL"},  # models.json thinkingLevelMap
     ]
 
 

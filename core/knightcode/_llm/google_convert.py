@@ -29,19 +29,18 @@ __all__ = ["GEMINI3_SKIP_SIGNATURE", "build_gemini_body", "thinking_config"]
 GEMINI3_SKIP_SIGNATURE = "skip_thought_signature_validator"
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
-# Token budgets per level for the Gemini 2.5 family (the reference's values); settings
-# thinkingBudgets replace them level by level.
-_BUDGETS_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
-_BUDGETS_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+# Token budgets per level for the Gemini 2.5 family (the reference's values; any other model
+# gets -1, "dynamic"); settings thinkingBudgets replace them level by level.
+_BUDGETS = (
+    ("2.5-pro", {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}),
+    ("2.5-flash-lite", {"minimal": 512, "low": 2048, "medium": 8192, "high": 24576}),
+    ("2.5-flash", {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}),
+)
 # Gemini 3 takes a level instead of a budget; Pro knows only LOW and HIGH.
-_LEVELS_PRO = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH", "xhigh": "HIGH"}
-_LEVELS = {
-    "minimal": "MINIMAL",
-    "low": "LOW",
-    "medium": "MEDIUM",
-    "high": "HIGH",
-    "xhigh": "HIGH",
-}
+_LEVELS_PRO = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}
+_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
+_GEMINI3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
+_GEMINI3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
 # JSON-schema keys Gemini's function declarations refuse (its schema is an OpenAPI subset).
 _UNSUPPORTED_SCHEMA_KEYS = frozenset({"$schema", "$id", "$comment", "additionalProperties"})
 
@@ -203,23 +202,33 @@ def _clean_value(value: object) -> object:
 def thinking_config(model: Model, options: StreamOptions) -> dict[str, object] | None:
     """``generationConfig.thinkingConfig`` for the requested level, or None to send none.
 
-    Gemini 3 takes a ``thinkingLevel`` (models.json ``thinkingLevelMap`` may rename it); the
-    2.5 family a ``thinkingBudget`` in tokens (settings ``thinkingBudgets`` first).
+    Gemini 3 takes a ``thinkingLevel`` (models.json ``thinkingLevelMap`` may rename it); other
+    models a ``thinkingBudget`` in tokens (settings ``thinkingBudgets`` first). Thinking "off"
+    is said explicitly, as the reference does: the lowest level Gemini 3 has (it cannot stop
+    thinking), a zero budget for the others.
     """
-    level = options.reasoning
-    if not model.reasoning or not level or level == "off":
+    if not model.reasoning:
         return None
-    config: dict[str, object] = {"includeThoughts": True}
     model_id = model.id.lower()
-    if "gemini-3" in model_id:
-        levels = _LEVELS_PRO if "pro" in model_id else _LEVELS
-        mapped = model.thinking_level_map.get(level, levels.get(level, "HIGH"))
+    pro3 = bool(_GEMINI3_PRO.search(model_id))
+    gemini3 = pro3 or bool(_GEMINI3_FLASH.search(model_id))
+    level = options.reasoning
+    if not level or level == "off":
+        if gemini3:
+            return {"thinkingLevel": "LOW" if pro3 else "MINIMAL"}
+        return {"thinkingBudget": 0}
+    effort = level if level in _LEVELS else "high"  # xhigh and max: Gemini's highest
+    config: dict[str, object] = {"includeThoughts": True}
+    if gemini3:
+        mapped = model.thinking_level_map.get(level, (_LEVELS_PRO if pro3 else _LEVELS)[effort])
         if mapped is not None:
             config["thinkingLevel"] = mapped
         return config
-    defaults = _BUDGETS_PRO if "pro" in model_id else _BUDGETS_FLASH
-    budgets = {**defaults, **(options.thinking_budgets or {})}
-    config["thinkingBudget"] = budgets.get(level, budgets["high"])
+    custom = (options.thinking_budgets or {}).get(effort)
+    if custom is None:
+        defaults = next((table for part, table in _BUDGETS if part in model_id), None)
+        custom = defaults[effort] if defaults is not None else -1
+    config["thinkingBudget"] = custom
     return config
 
 
