@@ -335,3 +335,93 @@ def test_builtin_google_provider(tmp_path: Path) -> None:
     assert not [
         m for m in ModelRegistry(agent_dir, environ={}).available() if m.provider == "google"
     ]
+
+
+def _image_results() -> list[Any]:
+    def result(call_id: str, text: str) -> dict[str, Any]:
+        content: list[dict[str, str]] = [{"type": "image", "data": "aW1n", "mimeType": "image/png"}]
+        if text:
+            content.insert(0, {"type": "text", "text": text})
+        return {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "screenshot",
+            "content": content,
+            "isError": False,
+            "timestamp": 0,
+        }
+
+    calls = [
+        {"type": "toolCall", "id": cid, "name": "screenshot", "arguments": {}} for cid in ("a", "b")
+    ]
+    assistant = {
+        "role": "assistant",
+        "content": calls,
+        "api": API,
+        "provider": "other",
+        "model": "other",
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0},
+        "stopReason": "toolUse",
+        "timestamp": 0,
+    }
+    return [assistant, result("a", "shot a"), result("b", "")]
+
+
+async def test_tool_result_images_older_models(server: ScriptedServer) -> None:
+    server.add(text_reply("ok"))
+    context = user_context("look")
+    context.messages += _image_results()
+    await run(server, context=context, id="gemini-2.5-flash", input=("text", "image"))
+    contents = server.requests[0].body["contents"]
+    image = {"inlineData": {"mimeType": "image/png", "data": "aW1n"}}
+    assert contents[2:] == [
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "name": "screenshot",
+                        "response": {"output": "shot a"},
+                        "id": "a",
+                    }
+                },
+                {
+                    "functionResponse": {
+                        "name": "screenshot",
+                        "response": {"output": "(see attached image)"},
+                        "id": "b",
+                    }
+                },
+            ],
+        },
+        {"role": "user", "parts": [{"text": "Tool result image:"}, image, image]},
+    ]
+
+
+async def test_tool_result_images_nested_for_gemini3(server: ScriptedServer) -> None:
+    server.add(text_reply("ok"))
+    context = user_context("look")
+    context.messages += _image_results()
+    await run(server, context=context, id="gemini-3-flash-preview", input=("text", "image"))
+    contents = server.requests[0].body["contents"]
+    assert len(contents) == 3
+    responses = contents[2]["parts"]
+    assert [p["functionResponse"]["id"] for p in responses] == ["a", "b"]
+    assert responses[1]["functionResponse"]["parts"] == [
+        {"inlineData": {"mimeType": "image/png", "data": "aW1n"}}
+    ]
+
+
+async def test_thought_tokens_count_as_output(server: ScriptedServer) -> None:
+    body = (
+        b'data: {"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}],'
+        b'"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":60,'
+        b'"candidatesTokenCount":5,"thoughtsTokenCount":20}}\r\n\r\n'
+    )
+    server.add(raw_reply(body))
+    usage_counts = (await run(server))[-1]["message"]["usage"]
+    assert (usage_counts["input"], usage_counts["cacheRead"], usage_counts["output"]) == (
+        40,
+        60,
+        25,
+    )

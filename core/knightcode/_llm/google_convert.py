@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, cast
 
 from knightcode._llm.transform import is_same_model, iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
@@ -27,6 +27,7 @@ __all__ = ["GEMINI3_SKIP_SIGNATURE", "build_gemini_body", "thinking_config"]
 # Gemini 3 insists on a signature on every function call of a thinking turn; a call made by
 # another model has none. Google documents this value for exactly that case.
 GEMINI3_SKIP_SIGNATURE = "skip_thought_signature_validator"
+_IMAGES_HEADER = "Tool result image:"
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
 # Token budgets per level for the Gemini 2.5 family (the reference's values; any other model
@@ -134,31 +135,61 @@ def _assistant(message: AssistantMessage, model: Model) -> _Content | None:
     return {"role": "model", "parts": parts} if parts else None
 
 
-def _tool_result(message: ToolResultMessage, images: bool) -> list[_Part]:
+class _FunctionResponseWithParts(_FunctionResponse, total=False):
+    parts: list[_Part]
+
+
+def _function_response(message: ToolResultMessage, pictures: list[ImageContent]) -> _Part:
     text = "\n".join(b["text"] for b in message["content"] if b["type"] == "text")
-    pictures = [b for b in message["content"] if b["type"] == "image"] if images else []
     if not text:
         text = "(see attached image)" if pictures else ""
     key = "error" if message["isError"] else "output"
-    parts: list[_Part] = [
-        {
-            "functionResponse": {
-                "name": message["toolName"],
-                "response": {key: text},
-                "id": message["toolCallId"],
-            }
+    return {
+        "functionResponse": {
+            "name": message["toolName"],
+            "response": {key: text},
+            "id": message["toolCallId"],
         }
-    ]
-    parts.extend(_image(picture) for picture in pictures)
-    return parts
+    }
+
+
+def _add_tool_result(
+    out: list[_Content], message: ToolResultMessage, images: bool, nested: bool
+) -> None:
+    """Add one tool result to ``out``.
+
+    All responses to a turn's calls go in one user turn. Images go inside the response
+    (``functionResponse.parts``) for Gemini 3; older models take them only as ordinary parts,
+    in one user turn after the responses ("Tool result image:"), shared by consecutive results.
+    """
+    pictures = [b for b in message["content"] if b["type"] == "image"] if images else []
+    part = _function_response(message, pictures)
+    image_parts = [_image(picture) for picture in pictures]
+    if nested and image_parts:
+        response = cast(_FunctionResponseWithParts, part["functionResponse"])
+        response["parts"] = image_parts
+    last = out[-1] if out else None
+    images_turn = None
+    if len(out) >= 2 and last is not None and last["parts"][0].get("text") == _IMAGES_HEADER:
+        images_turn, last = last, out[-2]  # the responses turn is the one before
+    if last is not None and last["role"] == "user" and "functionResponse" in last["parts"][0]:
+        last["parts"].append(part)
+    else:
+        out.append({"role": "user", "parts": [part]})
+        images_turn = None
+    if nested or not image_parts:
+        return
+    if images_turn is None:
+        out.append({"role": "user", "parts": [{"text": _IMAGES_HEADER}, *image_parts]})
+    else:
+        images_turn["parts"].extend(image_parts)
 
 
 def convert_contents(model: Model, context: Context) -> list[_Content]:
-    """The ``contents`` array; consecutive tool results share one user turn (Gemini wants every
-    response to a turn's function calls together).
-    """
+    """The ``contents`` array (see :func:`_add_tool_result` for tool results)."""
     out: list[_Content] = []
     images = "image" in model.input
+    nested = "gemini-3" in model.id.lower()
     for message in iter_prepared(context.messages, model):
         if message["role"] == "user":
             user = _user(message, images)
@@ -169,16 +200,7 @@ def convert_contents(model: Model, context: Context) -> list[_Content]:
             if assistant is not None:
                 out.append(assistant)
         elif message["role"] == "toolResult":
-            parts = _tool_result(message, images)
-            last = out[-1] if out else None
-            if (
-                last is not None
-                and last["role"] == "user"
-                and "functionResponse" in last["parts"][0]
-            ):
-                last["parts"].extend(parts)
-            else:
-                out.append({"role": "user", "parts": parts})
+            _add_tool_result(out, message, images, nested)
     return out
 
 
