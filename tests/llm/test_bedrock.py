@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from knightcode._llm.bedrock_auth import BedrockAuthError, bedrock_region, resolve_bedrock_auth
+from knightcode._llm.aws_env import bedrock_region
+from knightcode._llm.bedrock_auth import BedrockAuthError, resolve_bedrock_auth
 from knightcode._llm.bedrock_converse import bedrock_url, stream_bedrock_converse
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder, EventStreamError
 from knightcode._llm.errors import is_retryable

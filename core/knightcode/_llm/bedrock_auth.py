@@ -19,33 +19,19 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+from knightcode._llm.aws_env import AWS_CREDENTIAL_ENV, BEARER_ENV, bedrock_region
 from knightcode._llm.transport import StreamFailed
 
 __all__ = [
-    "AWS_CREDENTIAL_ENV",
     "BedrockAuth",
     "BedrockAuthError",
-    "bedrock_region",
     "resolve_bedrock_auth",
 ]
 
-BEARER_ENV = "AWS_BEARER_TOKEN_BEDROCK"
-AWS_CREDENTIAL_ENV = (
-    BEARER_ENV,
-    "AWS_ACCESS_KEY_ID",
-    "AWS_PROFILE",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-)
-"""Variables that make the built-in provider count as configured (the reference's markers)."""
-_DEFAULT_REGION = "us-east-1"
-_AWS_HOST = re.compile(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com")
 _MISSING_EXTRA = (
     "Amazon Bedrock request signing needs botocore, which is not installed: "
     "pip install 'knightcode[bedrock]' (or set AWS_BEARER_TOKEN_BEDROCK to use a Bedrock API key)"
@@ -88,23 +74,6 @@ class BedrockAuth:
             return {"authorization": f"Bearer {self.bearer}"}
         assert self.credentials is not None
         return _sign(self.credentials, self.region, url, chunks)
-
-
-def bedrock_region(
-    environ: Mapping[str, str] | None = None, base_url: str = "", profile_region: str | None = None
-) -> str:
-    """The region requests go to and are signed for: ``AWS_REGION``, else ``AWS_DEFAULT_REGION``,
-    else the one in ``base_url``'s ``bedrock-runtime.<region>.amazonaws.com`` host, else the
-    AWS profile's, else us-east-1 (the reference's default).
-    """
-    env = os.environ if environ is None else environ
-    from_env = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
-    if from_env:
-        return from_env
-    host = _AWS_HOST.search(base_url)
-    if host:
-        return host.group(1)
-    return profile_region or _DEFAULT_REGION
 
 
 def resolve_bedrock_auth(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from knightcode._llm.bedrock_auth import AWS_CREDENTIAL_ENV
+from knightcode._llm.aws_env import AWS_CREDENTIAL_ENV
 
 __all__ = ["BUILTIN_PROVIDERS", "BuiltinModel", "BuiltinProvider"]
 

@@ -39,10 +39,8 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
-from knightcode._llm.bedrock_converse import stream_bedrock_converse
 from knightcode._llm.builtin import BUILTIN_PROVIDERS
 from knightcode._llm.discovery import DiscoveredState
-from knightcode._llm.google_generative import stream_google_generative
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
 from knightcode._llm.openai_completions import stream_openai_completions
@@ -387,8 +385,13 @@ class ModelRegistry(DynamicModels):
         elif model.api == "anthropic-messages":
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
         elif model.api == "google-generative-ai":
+            # Imported on first use: most runs never need these clients (start-up time).
+            from knightcode._llm.google_generative import stream_google_generative
+
             events = stream_google_generative(model, context, prepared, client=self._http())
         elif model.api == "bedrock-converse-stream":
+            from knightcode._llm.bedrock_converse import stream_bedrock_converse
+
             events = stream_bedrock_converse(model, context, prepared, client=self._http())
         else:
             yield _config_error(
