@@ -22,7 +22,7 @@ from knightcode._llm.aws_env import bedrock_region
 from knightcode._llm.bedrock_auth import BedrockAuthError, resolve_bedrock_auth
 from knightcode._llm.bedrock_converse import bedrock_url, stream_bedrock_converse
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder, EventStreamError
-from knightcode._llm.errors import is_retryable
+from knightcode._llm.errors import is_context_overflow, is_retryable
 from knightcode._llm.registry import ModelRegistry
 from knightcode._llm.types import Context, StreamOptions, Tool
 from knightcode.testing import (
@@ -443,3 +443,10 @@ def test_region_order() -> None:
     assert bedrock_region({}, host, "ap-south-1") == "eu-central-1"
     assert bedrock_region({}, "http://127.0.0.1:8080", "ap-south-1") == "ap-south-1"
     assert bedrock_region({}, "http://127.0.0.1:8080") == "us-east-1"
+
+
+async def test_overflow_is_recognised(server: ScriptedServer) -> None:
+    server.add(error_reply(400, "Input is too long for requested model."))
+    failed = (await run(server))[-1]["error"]
+    assert failed["errorMessage"] == "400 Bad Request: Input is too long for requested model."
+    assert is_context_overflow(failed)

@@ -6,6 +6,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from knightcode._llm.errors import is_context_overflow
 from knightcode._llm.google_generative import stream_google_generative
 from knightcode._llm.registry import ModelRegistry
 from knightcode._llm.types import Context, StreamOptions, Tool
@@ -425,3 +426,19 @@ async def test_thought_tokens_count_as_output(server: ScriptedServer) -> None:
         60,
         25,
     )
+
+
+async def test_blocked_prompt_and_overflow(server: ScriptedServer) -> None:
+    server.add(raw_reply(b'data: {"promptFeedback":{"blockReason":"SAFETY"}}\r\n\r\n'))
+    events = await run(server)
+    assert events[-1]["error"]["errorMessage"] == "The provider blocked the prompt: SAFETY"
+    server.add(
+        error_reply(
+            400,
+            "The input token count (1200000) exceeds the maximum number of tokens allowed "
+            "(1048576).",
+        )
+    )
+    failed = (await run(server))[-1]["error"]
+    assert failed["errorMessage"].startswith("400 Bad Request: The input token count")
+    assert is_context_overflow(failed)

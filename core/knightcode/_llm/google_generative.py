@@ -68,7 +68,12 @@ class _UsageMetadata(TypedDict, total=False):
     cachedContentTokenCount: int
 
 
+class _PromptFeedback(TypedDict, total=False):
+    blockReason: str
+
+
 class _Chunk(TypedDict, total=False):
+    promptFeedback: _PromptFeedback
     candidates: list[_Candidate]
     usageMetadata: _UsageMetadata
     responseId: str
@@ -129,6 +134,9 @@ async def stream_google_generative(
                 chunk = _load_chunk(data)
                 if "error" in chunk:
                     raise StreamFailed(error_message_of(chunk) or "the provider reported an error")
+                blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
+                if blocked:  # the prompt itself was refused: no candidates follow
+                    raise StreamFailed(f"The provider blocked the prompt: {blocked}")
                 response_id = chunk.get("responseId")
                 if response_id:
                     output["responseId"] = response_id
