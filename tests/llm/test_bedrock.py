@@ -11,6 +11,7 @@ import hmac
 import re
 import subprocess
 import sys
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from knightcode import AbortSignal
 from knightcode._llm.aws_env import bedrock_region
 from knightcode._llm.bedrock_auth import BedrockAuthError, resolve_bedrock_auth
 from knightcode._llm.bedrock_converse import bedrock_url, stream_bedrock_converse
@@ -450,3 +452,20 @@ async def test_overflow_is_recognised(server: ScriptedServer) -> None:
     failed = (await run(server))[-1]["error"]
     assert failed["errorMessage"] == "400 Bad Request: Input is too long for requested model."
     assert is_context_overflow(failed)
+
+
+async def test_abort(server: ScriptedServer) -> None:
+    server.add(text_reply(*["x"] * 50, delay=0.1))
+    signal = AbortSignal()
+    started = 0.0
+    events = []
+    model = make_model(server, api=API, id=CLAUDE)
+    async for event in stream_bedrock_converse(
+        model, user_context(), StreamOptions(api_key=ACCESS_KEY, signal=signal)
+    ):
+        events.append(event)
+        if event["type"] == "text_delta" and not signal.is_set():
+            signal.abort()
+            started = time.monotonic()
+    assert time.monotonic() - started < 0.5
+    assert events[-1]["reason"] == "aborted"

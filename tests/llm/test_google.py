@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import time
 from pathlib import Path
 from typing import Any
 
+from knightcode import AbortSignal
 from knightcode._llm.errors import is_context_overflow
 from knightcode._llm.google_generative import stream_google_generative
 from knightcode._llm.registry import ModelRegistry
@@ -442,3 +444,20 @@ async def test_blocked_prompt_and_overflow(server: ScriptedServer) -> None:
     failed = (await run(server))[-1]["error"]
     assert failed["errorMessage"].startswith("400 Bad Request: The input token count")
     assert is_context_overflow(failed)
+
+
+async def test_abort(server: ScriptedServer) -> None:
+    server.add(text_reply(*["x"] * 50, delay=0.1))
+    signal = AbortSignal()
+    started = 0.0
+    events = []
+    model = make_model(server, api=API)
+    async for event in stream_google_generative(
+        model, user_context(), StreamOptions(api_key="k", signal=signal)
+    ):
+        events.append(event)
+        if event["type"] == "text_delta" and not signal.is_set():
+            signal.abort()
+            started = time.monotonic()
+    assert time.monotonic() - started < 0.5
+    assert events[-1]["reason"] == "aborted"
