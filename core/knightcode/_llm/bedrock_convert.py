@@ -15,12 +15,12 @@ from typing import NotRequired, TypedDict
 from knightcode._llm.anthropic_convert import add_thinking, thinking_enabled
 from knightcode._llm.transform import is_same_model, iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._llm.user_blocks import user_blocks
 from knightcode._session.bulk import bulk_allocation
 from knightcode._types.messages import (
     AssistantMessage,
     ImageContent,
     ToolResultMessage,
-    UserMessage,
 )
 
 __all__ = ["build_bedrock_body", "is_claude"]
@@ -61,18 +61,8 @@ def _image(block: ImageContent) -> Block:
     return {"image": {"format": image_format, "source": {"bytes": block["data"]}}}
 
 
-def _user(message: UserMessage, images: bool) -> _Message | None:
-    content = message["content"]
-    if isinstance(content, str):
-        return {"role": "user", "content": [{"text": content}]} if content.strip() else None
-    blocks: list[Block] = []
-    for block in content:
-        if block["type"] == "text":
-            if block["text"].strip():
-                blocks.append({"text": block["text"]})
-        elif block["type"] == "image" and images:
-            blocks.append(_image(block))
-    return {"role": "user", "content": blocks} if blocks else None
+def _text(text: str) -> Block:
+    return {"text": text}
 
 
 def _assistant(message: AssistantMessage, model: Model) -> _Message | None:
@@ -123,9 +113,9 @@ def convert_messages(model: Model, context: Context, cache: bool) -> list[_Messa
     images = "image" in model.input
     for message in iter_prepared(context.messages, model, _normalize_id):
         if message["role"] == "user":
-            user = _user(message, images)
-            if user is not None:
-                out.append(user)
+            blocks = user_blocks(message, images, _text, _image)
+            if blocks:
+                out.append({"role": "user", "content": blocks})
         elif message["role"] == "assistant":
             assistant = _assistant(message, model)
             if assistant is not None:

@@ -15,11 +15,11 @@ from typing import Literal, NotRequired, TypedDict, cast
 
 from knightcode._llm.transform import is_same_model, iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._llm.user_blocks import user_blocks
 from knightcode._types.messages import (
     AssistantMessage,
     ImageContent,
     ToolResultMessage,
-    UserMessage,
 )
 
 __all__ = ["GEMINI3_SKIP_SIGNATURE", "build_gemini_body", "thinking_config"]
@@ -88,18 +88,8 @@ def _image(block: ImageContent) -> _Part:
     return {"inlineData": {"mimeType": block["mimeType"], "data": block["data"]}}
 
 
-def _user(message: UserMessage, images: bool) -> _Content | None:
-    content = message["content"]
-    if isinstance(content, str):
-        return {"role": "user", "parts": [{"text": content}]} if content.strip() else None
-    parts: list[_Part] = []
-    for block in content:
-        if block["type"] == "text":
-            if block["text"].strip():
-                parts.append({"text": block["text"]})
-        elif block["type"] == "image" and images:
-            parts.append(_image(block))
-    return {"role": "user", "parts": parts} if parts else None
+def _text(text: str) -> _Part:
+    return {"text": text}
 
 
 def _assistant(message: AssistantMessage, model: Model) -> _Content | None:
@@ -192,9 +182,9 @@ def convert_contents(model: Model, context: Context) -> list[_Content]:
     nested = "gemini-3" in model.id.lower()
     for message in iter_prepared(context.messages, model):
         if message["role"] == "user":
-            user = _user(message, images)
-            if user is not None:
-                out.append(user)
+            parts = user_blocks(message, images, _text, _image)
+            if parts:
+                out.append({"role": "user", "parts": parts})
         elif message["role"] == "assistant":
             assistant = _assistant(message, model)
             if assistant is not None:
