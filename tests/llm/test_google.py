@@ -461,3 +461,20 @@ async def test_abort(server: ScriptedServer) -> None:
             started = time.monotonic()
     assert time.monotonic() - started < 0.5
     assert events[-1]["reason"] == "aborted"
+
+
+async def test_signature_on_a_closing_empty_part(server: ScriptedServer) -> None:
+    signature = base64.b64encode(b"late").decode()
+    body = (
+        b'data: {"candidates":[{"content":{"parts":[{"text":"hm","thought":true}]}}]}\r\n\r\n'
+        b'data: {"candidates":[{"content":{"parts":[{"text":"","thought":true,'
+        b'"thoughtSignature":"' + signature.encode() + b'"}]}}]}\r\n\r\n'
+        b'data: {"candidates":[{"content":{"parts":[{"text":"ok"}]},"finishReason":"STOP"}]}'
+        b"\r\n\r\n"
+    )
+    server.add(raw_reply(body))
+    content = (await run(server))[-1]["message"]["content"]
+    assert content == [
+        {"type": "thinking", "thinking": "hm", "thinkingSignature": signature},
+        {"type": "text", "text": "ok"},
+    ]

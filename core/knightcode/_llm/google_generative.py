@@ -11,7 +11,6 @@ may lack an id (older models); one is made up, since every tool result must name
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from collections.abc import AsyncGenerator, Callable
 from typing import TypedDict, cast
@@ -29,7 +28,13 @@ from knightcode._llm.streaming import (
     release,
     request_headers,
 )
-from knightcode._llm.transport import StreamFailed, error_message_of, iter_body, open_stream
+from knightcode._llm.transport import (
+    StreamFailed,
+    compact_json,
+    error_message_of,
+    iter_body,
+    open_stream,
+)
 from knightcode._llm.types import Context, Model, StreamOptions, new_assistant_message, set_usage
 from knightcode._types.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from knightcode._types.stream import AssistantMessageEvent
@@ -175,6 +180,11 @@ def _part_events(
     events: list[AssistantMessageEvent] = []
     signature = part.get("thoughtSignature")
     text = part.get("text")
+    if text == "" and signature and current is not None:
+        closing = content[current]
+        if closing["type"] == "thinking":  # a signature closing the thought on an empty part
+            closing["thinkingSignature"] = signature
+        return events, current
     if text and "functionCall" not in part:  # an empty text part (the last event's) adds nothing
         kind = "thinking" if part.get("thought") else "text"
         if current is None or content[current]["type"] != kind:
@@ -250,7 +260,7 @@ def _part_events(
         {
             "type": "toolcall_delta",
             "contentIndex": index,
-            "delta": json.dumps(tool["arguments"], ensure_ascii=False),
+            "delta": compact_json(tool["arguments"]),  # JSON.stringify's spelling
             "partial": output,
         }
     )
