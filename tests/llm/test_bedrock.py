@@ -469,3 +469,12 @@ async def test_abort(server: ScriptedServer) -> None:
             started = time.monotonic()
     assert time.monotonic() - started < 0.5
     assert events[-1]["reason"] == "aborted"
+
+
+async def test_aws_access_error_body(server: ScriptedServer) -> None:
+    body = '{"Message":"User: arn:aws:iam::1:user/x is not authorized to perform: bedrock:Invoke"}'
+    server.add(raw_reply(body, status=403, content_type="application/json"))
+    failed = (await run(server))[-1]["error"]
+    assert failed["errorMessage"] == (
+        "403 Forbidden: User: arn:aws:iam::1:user/x is not authorized to perform: bedrock:Invoke"
+    )

@@ -367,7 +367,7 @@ def _message_of(data: object) -> str:
         if isinstance(message, str) and message:
             return message
         return json.dumps(error, ensure_ascii=False)[:_ERROR_TEXT_LIMIT]
-    for key in ("message", "detail"):
+    for key in ("message", "detail", "Message"):  # "Message": AWS's access errors
         value = data.get(key)
         if isinstance(value, str) and value:
             return value
