@@ -89,10 +89,15 @@ async def test_request_url_headers_and_body(server: ScriptedServer) -> None:
     assert body["generationConfig"] == {"maxOutputTokens": 4096, "temperature": 0.5}
     declaration = body["tools"][0]["functionDeclarations"][0]
     assert declaration["name"] == "read"
-    assert declaration["parameters"] == {
+    # full JSON Schema (parametersJsonSchema) keeps additionalProperties; $schema is dropped
+    assert declaration["parametersJsonSchema"] == {
         "type": "object",
-        "properties": {"path": {"type": "string"}, "opts": {"type": "object"}},
+        "properties": {
+            "path": {"type": "string"},
+            "opts": {"type": "object", "additionalProperties": False},
+        },
         "required": ["path"],
+        "additionalProperties": False,
     }
 
 

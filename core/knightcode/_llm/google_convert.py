@@ -42,8 +42,10 @@ _LEVELS_PRO = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}
 _LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
 _GEMINI3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
 _GEMINI3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
-# JSON-schema keys Gemini's function declarations refuse (its schema is an OpenAPI subset).
-_UNSUPPORTED_SCHEMA_KEYS = frozenset({"$schema", "$id", "$comment", "additionalProperties"})
+# Tools are declared with ``parametersJsonSchema`` (full JSON Schema: anyOf, type arrays,
+# additionalProperties, $ref …, which the older OpenAPI-subset ``parameters`` refuses); these
+# annotation keys are not part of the subset Gemini reads and are left out.
+_UNSUPPORTED_SCHEMA_KEYS = frozenset({"$schema", "$comment"})
 
 
 class _InlineData(TypedDict):
@@ -195,7 +197,7 @@ def convert_contents(model: Model, context: Context) -> list[_Content]:
 
 
 def clean_schema(schema: Mapping[str, object]) -> dict[str, object]:
-    """A tool's JSON schema without the keys Gemini's function declarations refuse."""
+    """A tool's JSON schema without the annotation keys Gemini does not read."""
     return {
         key: _clean_value(value)
         for key, value in schema.items()
@@ -256,7 +258,7 @@ def build_gemini_body(model: Model, context: Context, options: StreamOptions) ->
                     {
                         "name": tool.name,
                         "description": tool.description,
-                        "parameters": clean_schema({"type": "object", **tool.parameters}),
+                        "parametersJsonSchema": clean_schema({"type": "object", **tool.parameters}),
                     }
                     for tool in context.tools
                 ]
