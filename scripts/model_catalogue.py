@@ -50,10 +50,9 @@ SUPPORTED_APIS = frozenset(
     {
         "openai-completions",
         "anthropic-messages",
-        # being written alongside (issue 17): listed, unavailable until their clients land
         "openai-responses",
         "azure-openai-responses",
-        "openai-codex-responses",
+        "openai-codex-responses",  # no client yet: its models are listed but unavailable
         "google-generative-ai",
         "bedrock-converse-stream",
     }

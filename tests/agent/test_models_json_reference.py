@@ -184,7 +184,7 @@ def stderr_of_a_good_run(scripted: Scripted) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("api", ["google-generative-ai", "bedrock-converse"])
+@pytest.mark.parametrize("api", ["google-vertex", "bedrock-converse"])
 def test_an_unsupported_api_starts_and_explains_when_chosen(scripted: Scripted, api: str) -> None:
     other = {"baseUrl": "http://127.0.0.1:9", "api": api, "models": [{"id": "far"}]}
     write_models(scripted, {}, elsewhere=other)

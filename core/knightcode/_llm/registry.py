@@ -397,6 +397,15 @@ class ModelRegistry(DynamicModels):
             events = stream_azure_openai_responses(
                 model, context, prepared, client=self._http(), environ=self.environ
             )
+        elif model.api == "google-generative-ai":
+            # Imported on first use: most runs never need these clients (start-up time).
+            from knightcode._llm.google_generative import stream_google_generative
+
+            events = stream_google_generative(model, context, prepared, client=self._http())
+        elif model.api == "bedrock-converse-stream":
+            from knightcode._llm.bedrock_converse import stream_bedrock_converse
+
+            events = stream_bedrock_converse(model, context, prepared, client=self._http())
         else:
             yield _config_error(
                 model,

@@ -205,9 +205,13 @@ async def open_stream(
     body: dict[str, object],
     options: StreamOptions,
     signal: AbortSignal,
+    sign: Callable[[list[bytes]], Mapping[str, str]] | None = None,
 ) -> httpx.Response:
     """Apply ``on_payload``, POST ``body`` and return the streaming response once its status is
     known to be a success.
+
+    :param sign: request signing (Bedrock's SigV4): called with the encoded body, returns
+        headers to add; the signature covers the body as it is finally sent
 
     :raises StreamFailed: an HTTP error status (message ``"<status> <reason>: <provider message>"``)
         or a transport failure
@@ -222,6 +226,8 @@ async def open_stream(
     retries = options.max_retries or 0
     # A body sent more than once is kept whole; otherwise its messages are freed as encoded.
     chunks = encode_body_chunks(body, release=options.on_payload is None and not retries)
+    if sign is not None:
+        headers = {**headers, **sign(chunks)}
     attempt = 0
     while True:
         try:
@@ -361,7 +367,7 @@ def _message_of(data: object) -> str:
         if isinstance(message, str) and message:
             return message
         return json.dumps(error, ensure_ascii=False)[:_ERROR_TEXT_LIMIT]
-    for key in ("message", "detail"):
+    for key in ("message", "detail", "Message"):  # "Message": AWS's access errors
         value = data.get(key)
         if isinstance(value, str) and value:
             return value

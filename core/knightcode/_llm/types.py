@@ -37,6 +37,8 @@ KNOWN_APIS = (
     "anthropic-messages",
     "openai-responses",
     "azure-openai-responses",
+    "google-generative-ai",
+    "bedrock-converse-stream",
 )
 """Wire protocols knightcode has a client for; plugins may serve others through ``stream``."""
 

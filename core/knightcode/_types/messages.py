@@ -68,10 +68,15 @@ class ThinkingContent(TypedDict):
 
 
 class ToolCall(TypedDict):
+    """A tool call; ``thoughtSignature`` is Gemini's encrypted reasoning attached to the call,
+    sent back with it on the next request.
+    """
+
     type: Literal["toolCall"]
     id: str
     name: str
     arguments: dict[str, object]
+    thoughtSignature: NotRequired[str]
 
 
 ContentBlock = TextContent | ImageContent | ThinkingContent | ToolCall
