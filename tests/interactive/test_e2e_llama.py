@@ -122,6 +122,7 @@ def test_starting_on_a_model_that_is_not_loaded_then_llama_load_and_ask(
     try:
         with TmuxSession.start(command, cwd=project_dir, env=env, width=100, height=30) as ui:
             ui.wait_for(re.compile(rf"llama\.cpp/{MODEL}\s*$", re.M), timeout=20)  # footer
+            ui.wait_for(f"{MODEL} is not loaded: type /llama load {MODEL}")
             ui.send_text(f"/llama load {MODEL}")
             ui.send_keys("Enter")
             ui.wait_for(f"Loaded {MODEL} · context window 2048 tokens", timeout=30)
