@@ -193,3 +193,13 @@ async def test_a_headless_session_start_does_not_touch_the_router(
     harness.host.context.bind_ui(HeadlessUI(), has_ui=False)
     await harness.host.hooks.session_start(reason="startup", previous_session_file=None)
     assert not harness.ctx._tasks
+
+
+async def test_the_default_pick_is_a_loaded_model_even_with_autoload_on(
+    autoload_router: LlamaServer, make_harness: Callable[..., Harness]
+) -> None:
+    autoload_router.ensure({"tiny-tools"})  # not the router's first model
+    harness = make_harness(autoload_router.url)
+    chosen = await harness.registry.default_model("llama.cpp")
+    assert chosen is not None and chosen.id == "tiny-tools"
+    autoload_router.ensure(set())

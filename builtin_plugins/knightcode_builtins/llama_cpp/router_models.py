@@ -147,7 +147,9 @@ def discovered_models(
     """
     models: list[Model] = []
     unavailable: dict[str, str] = {}
-    for entry in router_models:
+    # Ready models first (loaded, sleeping), in the router's order otherwise: a default pick
+    # (``--provider llama.cpp`` alone) takes a loaded model even when autoload makes all usable.
+    for entry in sorted(router_models, key=lambda model: not model.selectable):
         usable = entry.selectable or (autoload and entry.status in ("unloaded", "loading"))
         if entry.decision:
             unavailable[entry.id] = (
