@@ -158,12 +158,16 @@ def test_compat_switches(scripted: Scripted, compat: dict[str, Any], check: Any)
 
 
 def test_max_tokens_field(scripted: Scripted) -> None:
-    """maxTokensField names the key the output limit goes in, when one is sent."""
+    """Every request carries the model's maxTokens (capped at 32000, as the reference does), in
+    the key maxTokensField names."""
     for field in ("max_tokens", "max_completion_tokens"):
         write_models(scripted, {"compat": {"maxTokensField": field}})
         body = ask(scripted)
+        assert body[field] == 4096, body  # model_entry's maxTokens
         other = {"max_tokens", "max_completion_tokens"} - {field}
         assert not other & set(body), body
+    write_models(scripted, {"models": [model_entry(maxTokens=64000)]})
+    assert ask(scripted)["max_tokens"] == 32000  # the reference's cap; max_tokens off openai.com
 
 
 def test_unknown_compat_keys_are_named_once_and_ignored(scripted: Scripted) -> None:

@@ -489,14 +489,15 @@ class AgentSession:
     # --- prompting ----------------------------------------------------------------------------
 
     def user_message(self, text: str, images: list[ImageContent] | None = None) -> UserMessage:
-        """A user message with optional image blocks."""
-        if images:
-            return {
-                "role": "user",
-                "content": [{"type": "text", "text": text}, *images],
-                "timestamp": int(time.time() * 1000),
-            }
-        return {"role": "user", "content": text, "timestamp": int(time.time() * 1000)}
+        """A user message: a text block, then the images. Always a list of blocks, never a bare
+        string, as the reference stores a prompt — clients written for it read
+        ``content[0].text`` in ``get_messages``, the events and the session file.
+        """
+        return {
+            "role": "user",
+            "content": [{"type": "text", "text": text}, *(images or [])],
+            "timestamp": int(time.time() * 1000),
+        }
 
     async def prompt(
         self,

@@ -30,9 +30,9 @@ import re
 from typing import Literal, NotRequired, TypedDict
 
 from knightcode._llm.transform import is_same_model, iter_prepared
-from knightcode._llm.transport import dumps_unicode
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
+from knightcode._session.jsonl import dumps as js_dumps
 from knightcode._types.messages import (
     AssistantMessage,
     ImageContent,
@@ -220,9 +220,10 @@ def _assistant(
                     "type": "function",
                     "function": {
                         "name": block["name"],
-                        # json.dumps(arguments, ensure_ascii=False), without building an encoder
-                        # per call: a resumed session has tens of thousands of calls to send.
-                        "arguments": dumps_unicode(block["arguments"]),
+                        # JSON.stringify(arguments), as the reference re-sends them: compact,
+                        # raw Unicode, JavaScript's numbers — the bytes a model's own compact
+                        # arguments arrived as, where Python's spacing would differ.
+                        "arguments": js_dumps(block["arguments"]),
                     },
                 }
             )
@@ -306,6 +307,16 @@ def convert_messages(model: Model, context: Context, compat: dict[str, object]) 
     return out
 
 
+DEFAULT_MAX_TOKENS_CAP = 32000
+"""The output limit sent when the caller sets none: the model's ``maxTokens``, capped like the
+reference does (``min(maxTokens, 32000)``)."""
+
+
+def default_max_tokens(model: Model) -> int | None:
+    """The reference's default output limit for ``model`` (None when it has no ``maxTokens``)."""
+    return min(model.max_tokens, DEFAULT_MAX_TOKENS_CAP) if model.max_tokens > 0 else None
+
+
 def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     """The streaming chat-completions request body."""
     compat = resolve_compat(model)
@@ -322,8 +333,9 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
         body["stream_options"] = {"include_usage": True}
     if compat["supportsStore"]:
         body["store"] = False
-    if options.max_tokens:
-        body[str(compat["maxTokensField"])] = options.max_tokens
+    max_tokens = options.max_tokens or default_max_tokens(model)
+    if max_tokens:
+        body[str(compat["maxTokensField"])] = max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if context.tools:

@@ -199,8 +199,10 @@ class ModelRegistry(DynamicModels):
 
         A bare id found at several providers resolves to the first one that has a key.
 
-        A reference that matches nothing makes the discovering providers it could belong to look
-        again (a network call): the server may have loaded the model since.
+        A reference that matches nothing, or a model that is not ready, makes the discovering
+        providers it could belong to look again (a network call): the server may have loaded the
+        model since. A model that is still not ready is returned all the same (see
+        ``DiscoveredModels``): the session starts on it and the user makes it ready from inside.
 
         :param provider: restricts the search (``--provider``)
         :raises UsageError: no such model (the message gives the provider's reason when it
@@ -210,7 +212,8 @@ class ModelRegistry(DynamicModels):
             raise UsageError(f"unknown provider {provider!r}; known: {', '.join(self._specs)}")
         found = self._lookup(reference, provider)
         candidates = self._providers_for(reference, provider)
-        if found is None and await self._discover_missing(candidates, signal):
+        stale = found is None or self._not_ready(found)  # the server may have loaded it since
+        if stale and await self._discover_missing(candidates, signal):
             found = self._lookup(reference, provider)
         if found is not None:
             return found
@@ -281,7 +284,13 @@ class ModelRegistry(DynamicModels):
             except UsageError:
                 pass
         elif default_provider:
-            models = [model for model in self._models if model.provider == default_provider]
+            if not self._discovered.asked(default_provider):  # a router: ask it what it has
+                await self._discover_missing([default_provider], signal)
+            models = [
+                model
+                for model in self._models
+                if model.provider == default_provider and not self._not_ready(model)
+            ]
             return _provider_default(models, self._specs) or (models[0] if models else None)
         available = self.available()
         return _provider_default(available, self._specs) or (available[0] if available else None)
@@ -334,14 +343,18 @@ class ModelRegistry(DynamicModels):
 
     def available(self) -> list[Model]:
         """Models whose provider has a key configured (or needs none) and whose API can be
-        spoken: a built-in client's, or any when the provider has a plugin ``stream``.
+        spoken: a built-in client's, or any when the provider has a plugin ``stream``; a
+        discovered model that is not ready (see ``DiscoveredModels``) is left out.
         """
         usable = {provider: self.has_auth(provider) for provider in self._specs}
         return [
             model
             for model in self._models
-            if usable.get(model.provider) and self._has_client(model)
+            if usable.get(model.provider) and self._has_client(model) and not self._not_ready(model)
         ]
+
+    def _not_ready(self, model: Model) -> bool:
+        return self._discovered.why_unavailable(model.provider, model.id) is not None
 
     def _has_client(self, model: Model) -> bool:
         spec = self._specs.get(model.provider)

@@ -24,7 +24,6 @@ __all__ = [
     "StreamFailed",
     "compact_json",
     "describe_transport_error",
-    "dumps_unicode",
     "encode_body",
     "encode_body_chunks",
     "open_stream",
@@ -63,7 +62,6 @@ _CHUNK_BYTES = 1 << 18  # encode_body_chunks makes chunks of about this size
 _LARGE_LIST = 64  # a body list at least this long (messages) is encoded item by item
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_arguments_encoder = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False)
 _make_c_encoder = getattr(json.encoder, "c_make_encoder", None)  # absent outside CPython
 
 
@@ -99,9 +97,6 @@ def _reusable(encoder: json.JSONEncoder) -> Callable[[object], str]:
 
 compact_json = _reusable(_encoder)
 """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, built once."""
-
-dumps_unicode = _reusable(_arguments_encoder)
-"""``json.dumps(value, ensure_ascii=False)`` (tool-call arguments), built once."""
 
 _compact_ascii = _reusable(json.JSONEncoder(separators=(",", ":")))
 
