@@ -19,8 +19,8 @@ import json
 import re
 
 from knightcode._llm.transform import is_same_model, iter_prepared
-from knightcode._llm.transport import dumps_unicode
 from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._session.jsonl import dumps as js_dumps
 from knightcode._types.messages import (
     AssistantMessage,
     ImageContent,
@@ -158,7 +158,7 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[Item
             if item_id and keep_item_ids:
                 call["id"] = item_id
             call["name"] = block["name"]
-            call["arguments"] = dumps_unicode(block["arguments"])
+            call["arguments"] = js_dumps(block["arguments"])
             items.append(call)
     return items
 
