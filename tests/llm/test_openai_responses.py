@@ -249,7 +249,7 @@ async def test_tool_calls_ids_arguments_and_results(server: ScriptedServer) -> N
         "call_id": "call_a",
         "id": "fc_scripted_1_0",
         "name": "read",
-        "arguments": '{"path": "a.txt"}',
+        "arguments": '{"path":"a.txt"}',  # JSON.stringify, as the reference re-sends it,
     }
     assert items[5] == {
         "type": "function_call_output",
