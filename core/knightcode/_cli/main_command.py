@@ -83,6 +83,8 @@ class RunRequest:
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
+    list_models: str | None = None
+    """``--list-models [SEARCH]``: print the usable models matching SEARCH ("" for all), exit."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -249,6 +251,7 @@ def make_request(params: Params) -> RunRequest:
         offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
+        list_models=_text(params, "list_models") if "list_models" in params else None,
         plugin_flags=flags,
     )
 
@@ -376,6 +379,14 @@ def _options() -> list[click.Parameter]:
             ["--offline"],
             is_flag=True,
             help="No start-up network operations (sets KNIGHTCODE_OFFLINE=1 for plugins).",
+        ),
+        click.Option(
+            ["--list-models"],
+            is_flag=False,
+            flag_value="",
+            default=None,
+            metavar="[SEARCH]",
+            help="List the usable models (fuzzy SEARCH over provider and id) and exit.",
         ),
         click.Option(
             ["--approve"],
@@ -534,6 +545,12 @@ def read_piped_stdin() -> str | None:
 
 def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
     """Hand the request to its mode."""
+    if request.list_models is not None:
+        import asyncio
+
+        from knightcode._cli.list_models import list_models
+
+        return asyncio.run(list_models(request, host, plan))
     if request.mode in ("text", "json"):
         import asyncio
 

@@ -347,6 +347,24 @@ def placeholder_model() -> Model:
 NO_MODEL_API = "none"
 
 
+def model_registry(host: PluginHost, settings: Settings, agent_dir: Path) -> ModelRegistry:
+    """The model registry of a run: built-in, plugin and models.json providers, with the HTTP
+    and retry settings (also what ``--list-models`` lists, without building an agent).
+    """
+    from knightcode._llm.registry import ModelRegistry
+
+    model_settings = settings.model
+    return ModelRegistry(
+        agent_dir,
+        providers=[item.definition for item in host.registrations.providers],
+        http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
+        proxy=model_settings.http_proxy,
+        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
+        max_retries=model_settings.retry.provider.max_retries,
+        request_timeout_ms=model_settings.retry.provider.timeout_ms,
+    )
+
+
 async def build_agent(
     request: RunRequest, host: PluginHost, plan: LoadPlan, *, allow_no_model: bool = False
 ) -> AgentSession:
@@ -358,22 +376,13 @@ async def build_agent(
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
     from knightcode._agent.tool_set import ToolSet
-    from knightcode._llm.registry import ModelRegistry
 
     assert host.options is not None and host.context is not None
     cwd, agent_dir = host.options.cwd, host.options.agent_dir
     settings = plan.settings
     model_settings = settings.model
     host.hook_timeout = model_settings.hook_timeout_ms / 1000 or None
-    registry = ModelRegistry(
-        agent_dir,
-        providers=[item.definition for item in host.registrations.providers],
-        http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
-        proxy=model_settings.http_proxy,
-        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
-        max_retries=model_settings.retry.provider.max_retries,
-        request_timeout_ms=model_settings.retry.provider.timeout_ms,
-    )
+    registry = model_registry(host, settings, agent_dir)
     for problem in registry.load_errors:
         host.warnings.append(problem)
     if registry.auth is not None:
