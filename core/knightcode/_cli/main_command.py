@@ -83,6 +83,8 @@ class RunRequest:
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
+    models: list[str] | None = None
+    """``--models PATTERNS``: the model scope (cycling, start-up model) over ``enabledModels``."""
     list_models: str | None = None
     """``--list-models [SEARCH]``: print the usable models matching SEARCH ("" for all), exit."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
@@ -110,6 +112,19 @@ def parse_tools(value: str) -> list[str]:
             f"--tools {value!r}: expected a comma-separated list of tool names, e.g. read,grep,ls"
         )
     return names
+
+
+def parse_model_patterns(value: str | None) -> list[str] | None:
+    """``--models a,b:high`` -> ``["a", "b:high"]`` (None when not given).
+
+    :raises UsageError: the value holds no pattern at all
+    """
+    if value is None:
+        return None
+    patterns = [pattern.strip() for pattern in value.split(",") if pattern.strip()]
+    if not patterns:
+        raise UsageError(f"--models {value!r}: expected comma-separated model patterns")
+    return patterns
 
 
 def prompt_text(value: str, flag: str) -> str:
@@ -252,6 +267,7 @@ def make_request(params: Params) -> RunRequest:
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
         list_models=_text(params, "list_models") if "list_models" in params else None,
+        models=parse_model_patterns(_text(params, "models")),
         plugin_flags=flags,
     )
 
@@ -282,6 +298,15 @@ def _options() -> list[click.Parameter]:
             ["--model"],
             metavar="PATTERN",
             help="Model id, provider/id, or part of one (e.g. sonnet); ':LEVEL' sets thinking.",
+        ),
+        click.Option(
+            ["--models"],
+            metavar="PATTERNS",
+            help=(
+                "Models to cycle through (ctrl+p, RPC cycle_model), comma-separated: globs "
+                "(anthropic/*), parts of ids (sonnet), ':LEVEL' suffixes; the first is the "
+                "start-up model when --model is not given."
+            ),
         ),
         click.Option(
             ["--api-key"],
@@ -527,6 +552,7 @@ def run_main(args: list[str]) -> int:
         return 0  # --help or --version already answered
     assert plan is not None and host is not None
     host.flag_values.update(request.plugin_flags)
+    host.model_patterns = request.models
     request.output = output
     return start(request, host, plan)
 

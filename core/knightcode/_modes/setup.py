@@ -103,12 +103,18 @@ async def choose_model(
     settings: Settings,
     agent_dir: Path,
 ) -> tuple[Model, ThinkingLevel | None]:
-    """The model: ``--model``/``--provider``, else the session's (``recorded``), else settings,
-    else the first model whose provider has a key; with the thinking level a ``--model
-    PATTERN:LEVEL`` suffix asks for.
+    """The model: ``--model``/``--provider``, else the session's (``recorded``), else the first of
+    the model scope (``--models``/``enabledModels``), else settings, else the first model whose
+    provider has a key; with the thinking level a ``PATTERN:LEVEL`` suffix asks for.
     """
     if request.model:
         return await model_from_flag(request, registry)
+    if request.provider is None and recorded is None:
+        from knightcode._modes.scope_start import first_of_scope
+
+        first = await first_of_scope(registry, request.models, settings.model.enabled_models)
+        if first is not None:
+            return first.model, first.thinking
     return await _model_without_flag(request, registry, recorded, settings, agent_dir), None
 
 
