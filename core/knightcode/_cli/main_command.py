@@ -58,6 +58,8 @@ class RunRequest:
     """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
     session: Path | None = None
+    fork: Path | None = None
+    """``--fork PATH|ID``: a new session file that starts as a copy of this session."""
     session_dir: Path | None = None
     no_session: bool = False
     continue_recent: bool = False
@@ -195,6 +197,14 @@ def _flag_value(key: str, value: object) -> FlagValue:
     return value
 
 
+_FORK_CONFLICTS = (
+    ("session", "--session"),
+    ("continue_recent", "--continue"),
+    ("resume", "--resume"),
+    ("no_session", "--no-session"),
+)
+
+
 def _check_conflicts(params: Params) -> None:
     pairs = [
         ("session", "no_session", "--session", "--no-session"),
@@ -204,6 +214,7 @@ def _check_conflicts(params: Params) -> None:
         ("no_session", "continue_recent", "--no-session", "--continue"),
         ("no_session", "resume", "--no-session", "--resume"),
         ("tools", "no_tools", "--tools", "--no-tools"),
+        *[("fork", other, "--fork", flag) for other, flag in _FORK_CONFLICTS],
     ]
     for left, right, left_flag, right_flag in pairs:
         if params.get(left) and params.get(right):
@@ -244,6 +255,7 @@ def make_request(params: Params) -> RunRequest:
         api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
         session=_path(params, "session"),
+        fork=_path(params, "fork") if "fork" in params else None,
         session_dir=_path(params, "session_dir"),
         no_session=bool(params["no_session"]),
         continue_recent=bool(params["continue_recent"]),
@@ -267,7 +279,7 @@ def make_request(params: Params) -> RunRequest:
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
         list_models=_text(params, "list_models") if "list_models" in params else None,
-        models=parse_model_patterns(_text(params, "models")),
+        models=parse_model_patterns(_text(params, "models") if "models" in params else None),
         plugin_flags=flags,
     )
 
@@ -323,6 +335,12 @@ def _options() -> list[click.Parameter]:
             type=path,
             metavar="PATH|ID",
             help="Open (or create) this session file, or the session with this id or id prefix.",
+        ),
+        click.Option(
+            ["--fork"],
+            type=path,
+            metavar="PATH|ID",
+            help="Start a new session as a copy of this session file, id or id prefix.",
         ),
         click.Option(
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."

@@ -5,7 +5,7 @@ is given — ``--models PATTERNS`` for one run, else settings ``enabledModels``.
 A pattern is read as the reference reads it: one with a glob character (``*``, ``?``, ``[``)
 matches ``provider/id`` or the id, case-insensitively, every match in the available models'
 order; any other pattern names one model as ``--model`` does (an exact id or ``provider/id``,
-else part of an id or name, aliases first; :func:`~knightcode._llm.model_match.parse_model_pattern`).
+else part of an id or name, aliases first: :mod:`knightcode._llm.model_match`).
 Either may end in ``:LEVEL``, the thinking level that model is used with.
 """
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._errors import ConfigError, UsageError
 from knightcode._modes.thinking_start import start_thinking_level
 from knightcode._types.messages import ThinkingLevel, thinking_level_of
 
@@ -60,14 +60,22 @@ def open_session(
     problem = session_dir_problem(session_dir)
     if problem is not None:
         raise SessionPathError(problem)
+    if request.fork is not None:
+        from knightcode._session.location import sessions_root
+        from knightcode._session.lookup import named_session
+
+        source = named_session(request.fork, session_dir, sessions_root(agent_dir), "--fork")
+        if not source.path.is_file():
+            raise UsageError(f"--fork {request.fork}: no such session file ({source.path})")
+        return SessionManager.fork_from(source.path, cwd, session_dir)
     if request.session is not None:
         return _open_named_session(request.session, cwd, agent_dir, session_dir)
     if request.continue_recent:
         return SessionManager.continue_recent(cwd, session_dir)
     if request.resume:
-        raise NotAvailableError(
-            "--resume needs the interactive session picker, which is not built yet; "
-            "use --session PATH or -c"
+        raise UsageError(
+            "--resume picks a session in the interactive UI's session picker; without it use "
+            "-c (the most recent session here), --session ID or --fork ID"
         )
     return SessionManager.create(cwd, session_dir)
 
@@ -79,13 +87,10 @@ def _open_named_session(
     another project is forked into this one, as the reference does.
     """
     from knightcode._session.location import sessions_root
-    from knightcode._session.lookup import find_session, looks_like_path
+    from knightcode._session.lookup import named_session
     from knightcode._session.manager import SessionManager
 
-    value = str(named)
-    if looks_like_path(value) or named.expanduser().exists():
-        return SessionManager.open(named.expanduser().resolve(), session_dir)
-    found = find_session(value, session_dir, sessions_root(agent_dir))
+    found = named_session(named, session_dir, sessions_root(agent_dir))
     if found.other_project is None:
         return SessionManager.open(found.path, session_dir)
     print(
