@@ -75,6 +75,10 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    prompt_template_paths: list[Path] = field(default_factory=list)
+    """``--prompt-template PATH``: template files or directories, also with ``-np``."""
+    no_prompt_templates: bool = False
+    """``-np``/``--no-prompt-templates``: no discovered prompt templates."""
     no_context_files: bool = False
     """``-nc``/``--no-context-files``: no AGENTS.md/CLAUDE.md in the system prompt."""
     verbose: bool = False
@@ -82,6 +86,8 @@ class RunRequest:
     offline: bool = False
     """``--offline``: no start-up network operations (``KNIGHTCODE_OFFLINE=1``, see run_main)."""
     theme: str | None = None
+    no_themes: bool = False
+    """``--no-themes``: only the built-in themes (and a ``--theme`` file) are used."""
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
@@ -273,10 +279,15 @@ def make_request(params: Params) -> RunRequest:
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        prompt_template_paths=[path.expanduser() for path in _paths(params, "prompt_template")]
+        if "prompt_template" in params
+        else [],
+        no_prompt_templates=bool(params.get("no_prompt_templates")),
         no_context_files=bool(params.get("no_context_files")),
         verbose=bool(params.get("verbose")),
         offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
+        no_themes=bool(params.get("no_themes")),
         fullscreen=bool(params.get("fullscreen")),
         list_models=_text(params, "list_models") if "list_models" in params else None,
         models=parse_model_patterns(_text(params, "models") if "models" in params else None),
@@ -382,9 +393,26 @@ def _options() -> list[click.Parameter]:
             help="Load no discovered skills (--skill paths still load).",
         ),
         click.Option(
+            ["--prompt-template"],
+            type=path,
+            multiple=True,
+            metavar="PATH",
+            help="Load the prompt template file or directory at PATH (repeatable; also with -np).",
+        ),
+        click.Option(
+            ["-np", "--no-prompt-templates"],
+            is_flag=True,
+            help="Load no discovered prompt templates (--prompt-template paths still load).",
+        ),
+        click.Option(
             ["--theme"],
             metavar="NAME|PATH",
             help="Use this theme (a theme's name or a theme file) for this run.",
+        ),
+        click.Option(
+            ["--no-themes"],
+            is_flag=True,
+            help="Discover no themes: only the built-in ones (and a --theme file).",
         ),
         click.Option(
             ["-t", "--tools"],

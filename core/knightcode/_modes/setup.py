@@ -338,6 +338,8 @@ async def load_resources(
         plugin_prompts=[("plugin", cwd / path) for item in found for path in item.prompt_paths],
         cli_skills=request.skill_paths,
         no_skills=request.no_skills,
+        cli_prompts=request.prompt_template_paths,
+        no_prompts=request.no_prompt_templates,
     )
     found_resources = discover_resources(sources)
     found_resources.plugin_themes = [
