@@ -57,6 +57,8 @@ class RunRequest:
     api_key: str | None = field(default=None, repr=False)
     """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
+    temperature: float | None = None
+    """``--temperature``: the sampling temperature (0 to 2) of every request (None: provider's)."""
     session: Path | None = None
     fork: Path | None = None
     """``--fork PATH|ID``: a new session file that starts as a copy of this session."""
@@ -170,6 +172,13 @@ def _text(params: Params, key: str) -> str | None:
     return value
 
 
+def _number(params: Params, key: str) -> float | None:
+    value = params.get(key)
+    if value is not None and not isinstance(value, float):
+        raise _wrong(key, value, "a number")
+    return value
+
+
 def _path(params: Params, key: str) -> Path | None:
     value = params[key]
     if value is not None and not isinstance(value, Path):
@@ -260,6 +269,7 @@ def make_request(params: Params) -> RunRequest:
         provider_from_model=provider_flag is None and provider is not None,
         api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
+        temperature=_number(params, "temperature"),
         session=_path(params, "session"),
         fork=_path(params, "fork") if "fork" in params else None,
         session_dir=_path(params, "session_dir"),
@@ -340,6 +350,12 @@ def _options() -> list[click.Parameter]:
             ["--thinking"],
             type=click.Choice(THINKING_LEVELS),
             help="Thinking level for reasoning models.",
+        ),
+        click.Option(
+            ["--temperature"],
+            type=click.FloatRange(0, 2),
+            metavar="NUMBER",
+            help="Sampling temperature, 0-2 (lower: more deterministic); default: the provider's.",
         ),
         click.Option(
             ["--session"],

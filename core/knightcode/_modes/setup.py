@@ -468,6 +468,7 @@ async def build_agent(
             context=context,
             thinking_level=thinking,
             thinking_budgets=thinking_budgets(settings),
+            temperature=request.temperature,
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),
