@@ -73,9 +73,11 @@ def matching(models: Sequence[Model], search: str) -> list[Model]:
     """``models`` narrowed by a fuzzy ``search`` over ``provider id`` (every word must match),
     sorted by provider, then id.
     """
-    from knightcode._modes.interactive.dialogs.fuzzy import fuzzy_filter
+    found = list(models)
+    if search.strip():  # the fuzzy matcher lives with the UI's selectors: imported only if needed
+        from knightcode._modes.interactive.dialogs.fuzzy import fuzzy_filter
 
-    found = fuzzy_filter(models, search, lambda model: f"{model.provider} {model.id}")
+        found = fuzzy_filter(models, search, lambda model: f"{model.provider} {model.id}")
     return sorted(found, key=lambda model: (model.provider, model.id))
 
 
