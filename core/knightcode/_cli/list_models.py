@@ -11,6 +11,7 @@ named on stderr and the rest of the table is printed all the same.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, TextIO
@@ -126,11 +127,18 @@ async def list_models(request: RunRequest, host: PluginHost, plan: LoadPlan) -> 
 
 def _write(text: str, output: IO[bytes] | None) -> None:
     """To stdout, or to the real stdout when ``-p``/``--mode`` took it over before plugins
-    loaded (see ``run_main``).
+    loaded (see ``run_main``). A reader that went away (``| head``) had what it wanted.
     """
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        output.write(text.encode("utf-8"))
-        output.flush()
+    try:
+        if output is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            output.write(text.encode("utf-8"))
+            output.flush()
+    except BrokenPipeError:
+        # Nothing more can be written; point stdout at /dev/null so the interpreter's own
+        # flush at exit does not complain about the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
