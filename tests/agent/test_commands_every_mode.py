@@ -85,6 +85,12 @@ def test_dialogs_answer_their_defaults_in_print_and_json_mode(
         result = scripted.run("-e", str(plugin), *mode, "/ask deploy", timeout=30)
         assert result.returncode == 0, result.stderr
         assert answers.read_text() == "(False, None, None, None)"
+        assert result.stderr.splitlines() == [
+            "knightcode: nobody can answer 'Proceed?' here (confirm): no",
+            "knightcode: nobody can answer 'Colour?' here (select): no choice",
+            "knightcode: nobody can answer 'Name?' here (input): no text",
+            "knightcode: nobody can answer 'Edit' here (editor): no text",
+        ]
     assert scripted.server.requests == []
 
 
