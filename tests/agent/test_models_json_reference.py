@@ -102,7 +102,8 @@ def test_thinking_level_map_in_model_overrides(scripted: Scripted) -> None:
     assert result.returncode == 0, result.stderr
     body = scripted.server.requests[-1].body
     assert isinstance(body, dict)
-    assert body["reasoning_effort"] == "xhigh"
+    assert scripted.server.requests[-1].path == "/v1/responses"  # openai speaks Responses
+    assert body["reasoning"]["effort"] == "xhigh"
 
 
 def test_a_bad_thinking_level_map_names_the_field(scripted: Scripted) -> None:
@@ -183,7 +184,7 @@ def stderr_of_a_good_run(scripted: Scripted) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("api", ["openai-responses", "google-generative-ai", "bedrock-converse"])
+@pytest.mark.parametrize("api", ["google-generative-ai", "bedrock-converse"])
 def test_an_unsupported_api_starts_and_explains_when_chosen(scripted: Scripted, api: str) -> None:
     other = {"baseUrl": "http://127.0.0.1:9", "api": api, "models": [{"id": "far"}]}
     write_models(scripted, {}, elsewhere=other)

@@ -88,15 +88,17 @@ class RunRequest:
     offline: bool = False
     """``--offline``: no start-up network operations (``KNIGHTCODE_OFFLINE=1``, see run_main)."""
     theme: str | None = None
+    """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     no_themes: bool = False
     """``--no-themes``: only the built-in themes (and a ``--theme`` file) are used."""
-    """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
     models: list[str] | None = None
     """``--models PATTERNS``: the model scope (cycling, start-up model) over ``enabledModels``."""
     list_models: str | None = None
     """``--list-models [SEARCH]``: print the usable models matching SEARCH ("" for all), exit."""
+    export: str | None = None
+    """``--export SESSION``: write the session's HTML viewer (to the first message, if any)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -301,6 +303,7 @@ def make_request(params: Params) -> RunRequest:
         fullscreen=bool(params.get("fullscreen")),
         list_models=_text(params, "list_models") if "list_models" in params else None,
         models=parse_model_patterns(_text(params, "models") if "models" in params else None),
+        export=_text(params, "export") if "export" in params else None,
         plugin_flags=flags,
     )
 
@@ -368,6 +371,12 @@ def _options() -> list[click.Parameter]:
             type=path,
             metavar="PATH|ID",
             help="Start a new session as a copy of this session file, id or id prefix.",
+        ),
+        click.Option(
+            ["--export"],
+            metavar="SESSION",
+            help="Write SESSION (path, id or id prefix) as an HTML viewer to OUT (the first "
+            "message; default knightcode-session-<name>.html) and exit.",
         ),
         click.Option(
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
@@ -639,6 +648,10 @@ def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
         from knightcode._cli.list_models import list_models
 
         return asyncio.run(list_models(request, host, plan))
+    if request.export is not None:
+        from knightcode._modes.export_cli import run_export
+
+        return run_export(request, plan.settings)
     if request.mode in ("text", "json"):
         import asyncio
 

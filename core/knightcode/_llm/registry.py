@@ -39,7 +39,7 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
-from knightcode._llm.builtin import BUILTIN_PROVIDERS
+from knightcode._llm.builtin import builtin_providers
 from knightcode._llm.discovery import DiscoveredState
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
@@ -128,7 +128,8 @@ class ModelRegistry(DynamicModels):
         :raises ConfigError: models.json is invalid
         """
         specs = {
-            name: ProviderSpec.builtin_spec(name, data) for name, data in BUILTIN_PROVIDERS.items()
+            name: ProviderSpec.builtin_spec(name, data)
+            for name, data in builtin_providers().items()
         }
         self.load_errors = []
         for definition in self._plugin_definitions:
@@ -231,7 +232,8 @@ class ModelRegistry(DynamicModels):
             raise UsageError(
                 f"unknown model {reference!r}{where}; provider {named!r} has: {listing}"
             )
-        known = ", ".join(model.ref for model in self._models[:8])
+        # Models the user can use first: the catalogue's first providers may have no key here.
+        known = ", ".join(model.ref for model in (self.available() or self._models)[:8])
         raise UsageError(f"unknown model {reference!r}{where}; known models include: {known}")
 
     def _providers_for(self, reference: str, provider: str | None) -> list[str]:
@@ -270,7 +272,8 @@ class ModelRegistry(DynamicModels):
         signal: AbortSignal | None = None,
     ) -> Model | None:
         """The model to use when none is asked for: settings ``defaultProvider``/``defaultModel``
-        when they name a known model, else the first model of the first provider with a key.
+        when they name a known model, else (as the reference) the catalogue's default model of
+        the first provider that has a key and that model, else the first usable model.
         """
         if default_model:
             try:
@@ -278,11 +281,10 @@ class ModelRegistry(DynamicModels):
             except UsageError:
                 pass
         elif default_provider:
-            for model in self._models:
-                if model.provider == default_provider:
-                    return model
+            models = [model for model in self._models if model.provider == default_provider]
+            return _provider_default(models, self._specs) or (models[0] if models else None)
         available = self.available()
-        return available[0] if available else None
+        return _provider_default(available, self._specs) or (available[0] if available else None)
 
     # --- keys ---
 
@@ -384,6 +386,17 @@ class ModelRegistry(DynamicModels):
             events = stream_openai_completions(model, context, prepared, client=self._http())
         elif model.api == "anthropic-messages":
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
+        elif model.api == "openai-responses":
+            # Imported on first use: most sessions never speak this API (start-up time).
+            from knightcode._llm.openai_responses import stream_openai_responses
+
+            events = stream_openai_responses(model, context, prepared, client=self._http())
+        elif model.api == "azure-openai-responses":
+            from knightcode._llm.azure_openai import stream_azure_openai_responses
+
+            events = stream_azure_openai_responses(
+                model, context, prepared, client=self._http(), environ=self.environ
+            )
         else:
             yield _config_error(
                 model,
@@ -460,6 +473,15 @@ async def _plugin_stream(
             yield _config_error(
                 model, f"provider {model.provider!r} failed: {type(exc).__name__}: {exc}"
             )
+
+
+def _provider_default(models: Sequence[Model], specs: Mapping[str, ProviderSpec]) -> Model | None:
+    """The first of ``models`` that is its provider's default model, in provider order."""
+    for model in models:
+        spec = specs.get(model.provider)
+        if spec is not None and spec.default_model == model.id:
+            return model
+    return None
 
 
 def _model_id_for(reference: str, provider: str, explicit: str | None) -> str:

@@ -32,7 +32,12 @@ __all__ = [
     "set_usage",
 ]
 
-KNOWN_APIS = ("openai-completions", "anthropic-messages")
+KNOWN_APIS = (
+    "openai-completions",
+    "anthropic-messages",
+    "openai-responses",
+    "azure-openai-responses",
+)
 """Wire protocols knightcode has a client for; plugins may serve others through ``stream``."""
 
 

@@ -40,8 +40,13 @@ __all__ = [
 
 
 class TextContent(TypedDict):
+    """Text. ``textSignature`` is the provider's id for it (the OpenAI Responses API's output
+    message id, sent back so the reasoning before it stays paired).
+    """
+
     type: Literal["text"]
     text: str
+    textSignature: NotRequired[str]
 
 
 class ImageContent(TypedDict):

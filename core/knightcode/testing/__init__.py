@@ -26,6 +26,12 @@ Endpoints:
 * ``POST /v1/messages`` — Anthropic messages: ``message_start``, ``content_block_start/delta/stop``
   for thinking (with a signature), text and ``tool_use``, ``message_delta`` with usage and
   ``stop_reason``, ``message_stop``;
+* ``POST …/responses`` — the OpenAI Responses API (also Azure OpenAI's
+  ``/openai/v1/responses?api-version=…``): reasoning items whose summary streams as thinking (with
+  ``encrypted_content`` ``enc-scripted-<n>`` when the request's ``include`` asks for it),
+  ``message`` items, ``function_call`` items (ids ``fc_scripted_<n>_<i>``), then
+  ``response.completed`` with the usage (``response.incomplete`` for ``finish="length"``,
+  ``response.failed`` for a stream error);
 * ``GET /v1/models`` — the ``models`` given to the constructor.
 
 The same reply renders in either dialect, so one script serves both clients. Each model request

@@ -21,6 +21,7 @@ from typing import Literal, Self
 
 from knightcode.testing import _render as render
 from knightcode.testing._replies import Reply
+from knightcode.testing._responses_wire import render_responses
 
 __all__ = ["ScriptedRequest", "ScriptedServer"]
 
@@ -242,6 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
             dialect = "openai"
         elif path.endswith("/messages"):
             dialect = "anthropic"
+        elif path.endswith("/responses"):  # OpenAI Responses API, Azure OpenAI
+            dialect = "responses"
         else:
             self._send_json(
                 404,
@@ -309,6 +312,13 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         if reply.raw is not None:
             self._send_body(reply.status, reply.raw, reply.content_type, reply.headers)
+            return
+        if dialect == "responses":
+            rendered = render_responses(reply, body, serial, model)
+            if isinstance(rendered, list):
+                self._stream(reply, rendered)
+            else:
+                self._send_body(*rendered, reply.headers)
             return
         if reply.status >= 400:
             error = (
