@@ -26,6 +26,7 @@ from knightcode._cli.prescan import prescan
         (["-p", "-v"], "text", False),
         (["-p", "-nt", "-nbt", "-nc", "-ns", "hi"], "text", True),
         (["hi"], None, False),
+        (["-np", "hi"], None, False),  # --no-prompt-templates, not -n -p
         (["--mode", "interactive"], "interactive", False),
         (["--", "-p"], None, False),
     ],

@@ -314,3 +314,16 @@ def test_api_key_with_provider_makes_its_models_available(scripted: Scripted) ->
     assert result.stdout == "from openai\n"
     (request,) = scripted.server.requests
     assert request.headers["authorization"] == f"Bearer {SECRET}"
+
+
+def test_temperature_is_sent_and_checked(scripted: Scripted) -> None:
+    scripted.server.add(text_reply("warm"), text_reply("default"))
+    assert scripted.run("--temperature", "0.3", "-p", "hi").returncode == 0
+    assert scripted.run("-p", "hi").returncode == 0
+    first, second = scripted.server.requests
+    assert first.body["temperature"] == 0.3
+    assert "temperature" not in second.body
+    wrong = scripted.run("--temperature", "3", "-p", "hi")
+    assert wrong.returncode == 2
+    assert "--temperature" in wrong.stderr and "0<=x<=2" in wrong.stderr
+    assert len(scripted.server.requests) == 2

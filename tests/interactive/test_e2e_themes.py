@@ -164,3 +164,16 @@ def test_the_editor_border_shows_bash_mode_in_the_themes_colour(launch: Launch) 
     while border_sgr(ui) != normal:
         assert time.monotonic() < deadline, "the border did not come back"
         time.sleep(0.05)
+
+
+def test_no_themes_leaves_discovered_themes_out(scripted: Scripted, launch: Launch) -> None:
+    write_theme(scripted.agent_dir / "themes", valid_theme("mine", userMessageBg="#102030"))
+    settings = json.loads((scripted.agent_dir / "settings.json").read_text())
+    (scripted.agent_dir / "settings.json").write_text(json.dumps({**settings, "theme": "mine"}))
+    scripted.server.add(text_reply("an answer"))
+    ui = launch("--no-themes", **DARK_BACKGROUND)
+    ui.wait_for('theme "mine" not found')
+    _ask(ui, "a question")
+    ui.wait_for("an answer")
+    wait_for_colour(ui, DARK_USER_BG)  # the built-in default, not mine's #102030
+    assert "48;2;16;32;48" not in ui.capture(escapes=True)

@@ -244,3 +244,33 @@ def test_disabled_plugin_removes_provider_and_command(project_dir: Path, agent_d
     assert host.registrations.commands.get("llama") is None
     record = host.record("builtin:llama.cpp")
     assert record is not None and record.plugin is None
+
+
+def test_list_models_shows_the_routers_models(router: LlamaServer, project_dir: Path) -> None:
+    """``--list-models`` asks the router (discovery) and lists its loaded models with their
+    real context windows; nothing is loaded or sent to a model."""
+    router.ensure({"tiny-chat"})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and not k.startswith("LLAMA_")
+    }
+    env.update(
+        LLAMA_BASE_URL=router.url, LLAMA_API_KEY=KEY, KNIGHTCODE_LOAD_PLUGINS="builtin:llama.cpp"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "knightcode", "--list-models", "llama tiny"],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    header, *rows = [line.split() for line in result.stdout.splitlines()]
+    assert header[:3] == ["provider", "model", "context"], result.stderr
+    listed = {row[1]: row for row in rows}
+    assert "tiny-chat" in listed, result.stdout
+    assert all(row[0] == "llama.cpp" for row in rows)
+    assert listed["tiny-chat"][2] == "2.0K"  # the tiny models' 2048-token window, from the router

@@ -209,3 +209,20 @@ def test_config_list_shows_skills_and_templates(scripted: Scripted) -> None:  # 
     table = config_list()
     assert re.search(r"skill:pdf-tools\s+skill\s+loaded", table.stdout), table.stdout
     assert re.search(r"/review\s+prompt\s+loaded", table.stdout), table.stdout
+
+
+def test_prompt_template_flags(scripted: Scripted, tmp_path: Path) -> None:  # noqa: F811
+    """``--prompt-template PATH`` adds a file or folder; ``-np`` drops the discovered ones but
+    keeps those."""
+    write_template(scripted.agent_dir / "prompts", "review", REVIEW)
+    extra = write_template(tmp_path / "extra", "ship", "Ship it: $1")
+    scripted.server.add(text_reply("one"), text_reply("two"), text_reply("three"))
+    assert scripted.run("--prompt-template", str(extra), "-p", "/ship v2").returncode == 0
+    assert user_texts(scripted.server.requests[-1].body)[-1] == "Ship it: v2"
+    result = scripted.run("-np", "--prompt-template", str(extra.parent), "-p", TYPED, "/ship v3")
+    assert result.returncode == 0, result.stderr
+    first, second = (user_texts(r.body)[-1] for r in scripted.server.requests[1:])
+    assert first == TYPED  # discovered template dropped: the text goes as typed
+    assert second == "Ship it: v3"
+    missing = scripted.run("--prompt-template", str(tmp_path / "nope.md"), "-np", "-p", "hi")
+    assert "nope.md: prompt template path does not exist" in missing.stderr

@@ -178,3 +178,39 @@ def test_the_node_wheels_broken_npm_shim_is_skipped(
     system = program(tmp_path / "usr-bin", "npm", "exit 0")
     monkeypatch.setenv("PATH", f"{tmp_path / 'usr-bin'}:{wheel / 'bin'}")
     assert prerequisites._npm_command(str(node)) == [str(system)]
+
+
+def test_offline_refuses_to_install_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "npm-args"
+    program(tmp_path / "bin", "npm", f'echo "$@" > {log}')
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("KNIGHTCODE_OFFLINE", "1")
+    with pytest.raises(SandboxUnavailable) as failure:
+        prerequisites.find_package(GondolinConfig(), "node")
+    assert "--offline (KNIGHTCODE_OFFLINE) forbids downloading it" in failure.value.message
+    assert "npm install --prefix" in failure.value.hint
+    assert not log.exists(), "npm was not run"
+
+
+def test_offline_needs_a_stored_or_configured_guest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GONDOLIN_GUEST_DIR", raising=False)
+    monkeypatch.delenv("GONDOLIN_IMAGE_STORE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("KNIGHTCODE_OFFLINE", "1")
+    with pytest.raises(SandboxUnavailable) as failure:
+        prerequisites.find_guest_dir(GondolinConfig())
+    assert "forbids Gondolin's download" in failure.value.message
+    assert "build_gondolin_guest.py" in failure.value.hint
+    # An image already in Gondolin's store boots without a download.
+    refs = tmp_path / "cache" / "gondolin" / "images" / "refs"
+    refs.mkdir(parents=True)
+    (refs / "default").write_text("x")
+    assert prerequisites.find_guest_dir(GondolinConfig()) is None
+    monkeypatch.setenv("KNIGHTCODE_OFFLINE", "0")  # "0" is not offline
+    (refs / "default").unlink()
+    assert prerequisites.find_guest_dir(GondolinConfig()) is None

@@ -11,7 +11,9 @@
   which Gondolin downloads on first use when it can reach GitHub).
 * **QEMU** (``qemu-system-x86_64``).
 
-Each check raises :class:`SandboxUnavailable` with the exact fix.
+Each check raises :class:`SandboxUnavailable` with the exact fix. Under ``--offline``
+(``KNIGHTCODE_OFFLINE=1``) nothing is downloaded: a missing package, or a guest image that only
+a download could provide, is such an error instead.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ GONDOLIN_VERSION = "0.12.0"
 MIN_NODE = (23, 6)
 GUEST_ASSETS = ("vmlinuz-virt", "initramfs.cpio.lz4", "rootfs.ext4")
 _PACKAGE = "@earendil-works/gondolin"
+OFFLINE_ENV = "KNIGHTCODE_OFFLINE"
+"""Set by ``--offline``: no downloads (npm install, Gondolin's image fetch)."""
 _INSTALL_NODE = (
     "pip install 'knightcode[gondolin]' (Node 24 from PyPI), or set sandbox.gondolin.node"
 )
@@ -125,8 +129,7 @@ def module_root(package_dir: Path) -> Path:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "knightcode" / "gondolin" / GONDOLIN_VERSION
+    return _xdg_cache() / "knightcode" / "gondolin" / GONDOLIN_VERSION
 
 
 def _npm_command(node: str) -> list[str] | None:
@@ -149,8 +152,35 @@ def _npm_command(node: str) -> list[str] | None:
     return None
 
 
+def offline() -> bool:
+    """Whether ``--offline`` (``KNIGHTCODE_OFFLINE``, any value but empty or ``0``) is in force."""
+    return os.environ.get(OFFLINE_ENV, "") not in ("", "0")
+
+
+def _image_store_has_images() -> bool:
+    """Whether Gondolin's image store (``GONDOLIN_IMAGE_STORE``, else
+    ``$XDG_CACHE_HOME/gondolin/images``) holds an image it can boot without downloading.
+    """
+    store = os.environ.get("GONDOLIN_IMAGE_STORE") or str(_xdg_cache() / "gondolin" / "images")
+    refs = Path(store).expanduser() / "refs"
+    try:
+        return any(refs.iterdir())
+    except OSError:
+        return False
+
+
+def _xdg_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"))
+
+
 def _install_package(target: Path, node: str) -> None:
     """``npm install`` the package into ``target``, atomically (beside it, then renamed)."""
+    if offline():
+        raise SandboxUnavailable(
+            f"{_PACKAGE} is not installed, and --offline ({OFFLINE_ENV}) forbids downloading it",
+            f"once online: npm install --prefix {target} {_PACKAGE}@{GONDOLIN_VERSION} "
+            "(or set sandbox.gondolin.packageDir to a folder that holds it)",
+        )
     npm = _npm_command(node)
     if npm is None:
         raise SandboxUnavailable(
@@ -225,6 +255,12 @@ def find_guest_dir(config: GondolinConfig) -> Path | None:
     """
     configured = config.guest_dir or os.environ.get("GONDOLIN_GUEST_DIR")
     if not configured:
+        if offline() and not _image_store_has_images():
+            raise SandboxUnavailable(
+                "no gondolin guest image is stored, and --offline "
+                f"({OFFLINE_ENV}) forbids Gondolin's download of one",
+                _guest_hint("~/.cache/knightcode/gondolin-guest"),
+            )
         return None
     folder = Path(configured).expanduser()
     missing = _missing_assets(folder)

@@ -314,6 +314,7 @@ class _StreamFunction:
             signal=runner.signal,
             reasoning=None if level == "off" else level,
             thinking_budgets=agent.options.thinking_budgets,
+            temperature=agent.options.temperature,
             idle_timeout_ms=agent.options.idle_timeout_ms,
             on_payload=runner._on_payload if has("before_provider_request") else None,
             on_response=runner._on_response if has("after_provider_response") else None,

@@ -86,6 +86,8 @@ class AgentSessionOptions:
     :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
     :param thinking_budgets: settings ``thinkingBudgets``: token budgets per level for
         budget-based thinking (Anthropic); levels left out keep the provider's default
+    :param temperature: ``--temperature``: the sampling temperature sent with every request
+        (None: the provider's default)
     :param retry: retry settings
     :param block_images: settings ``images.blockImages``: images are replaced by a placeholder
         text in every request
@@ -115,6 +117,7 @@ class AgentSessionOptions:
     context: SessionContext | None = None
     thinking_level: ThinkingLevel = "off"
     thinking_budgets: Mapping[str, int] | None = None
+    temperature: float | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
     block_images: bool = False
     steering_mode: Mode = "one-at-a-time"

@@ -57,7 +57,11 @@ class RunRequest:
     api_key: str | None = field(default=None, repr=False)
     """``--api-key``: the key of the chosen model's provider for this run only (never stored)."""
     thinking: ThinkingLevel | None = None
+    temperature: float | None = None
+    """``--temperature``: the sampling temperature (0 to 2) of every request (None: provider's)."""
     session: Path | None = None
+    fork: Path | None = None
+    """``--fork PATH|ID``: a new session file that starts as a copy of this session."""
     session_dir: Path | None = None
     no_session: bool = False
     continue_recent: bool = False
@@ -73,6 +77,10 @@ class RunRequest:
     skill_paths: list[Path] = field(default_factory=list)
     """``--skill PATH``: skill files or directories, loaded even with ``--no-skills``."""
     no_skills: bool = False
+    prompt_template_paths: list[Path] = field(default_factory=list)
+    """``--prompt-template PATH``: template files or directories, also with ``-np``."""
+    no_prompt_templates: bool = False
+    """``-np``/``--no-prompt-templates``: no discovered prompt templates."""
     no_context_files: bool = False
     """``-nc``/``--no-context-files``: no AGENTS.md/CLAUDE.md in the system prompt."""
     verbose: bool = False
@@ -81,8 +89,14 @@ class RunRequest:
     """``--offline``: no start-up network operations (``KNIGHTCODE_OFFLINE=1``, see run_main)."""
     theme: str | None = None
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
+    no_themes: bool = False
+    """``--no-themes``: only the built-in themes (and a ``--theme`` file) are used."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
+    models: list[str] | None = None
+    """``--models PATTERNS``: the model scope (cycling, start-up model) over ``enabledModels``."""
+    list_models: str | None = None
+    """``--list-models [SEARCH]``: print the usable models matching SEARCH ("" for all), exit."""
     export: str | None = None
     """``--export SESSION``: write the session's HTML viewer (to the first message, if any)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
@@ -110,6 +124,19 @@ def parse_tools(value: str) -> list[str]:
             f"--tools {value!r}: expected a comma-separated list of tool names, e.g. read,grep,ls"
         )
     return names
+
+
+def parse_model_patterns(value: str | None) -> list[str] | None:
+    """``--models a,b:high`` -> ``["a", "b:high"]`` (None when not given).
+
+    :raises UsageError: the value holds no pattern at all
+    """
+    if value is None:
+        return None
+    patterns = [pattern.strip() for pattern in value.split(",") if pattern.strip()]
+    if not patterns:
+        raise UsageError(f"--models {value!r}: expected comma-separated model patterns")
+    return patterns
 
 
 def prompt_text(value: str, flag: str) -> str:
@@ -147,6 +174,13 @@ def _text(params: Params, key: str) -> str | None:
     return value
 
 
+def _number(params: Params, key: str) -> float | None:
+    value = params.get(key)
+    if value is not None and not isinstance(value, float):
+        raise _wrong(key, value, "a number")
+    return value
+
+
 def _path(params: Params, key: str) -> Path | None:
     value = params[key]
     if value is not None and not isinstance(value, Path):
@@ -180,6 +214,14 @@ def _flag_value(key: str, value: object) -> FlagValue:
     return value
 
 
+_FORK_CONFLICTS = (
+    ("session", "--session"),
+    ("continue_recent", "--continue"),
+    ("resume", "--resume"),
+    ("no_session", "--no-session"),
+)
+
+
 def _check_conflicts(params: Params) -> None:
     pairs = [
         ("session", "no_session", "--session", "--no-session"),
@@ -189,6 +231,7 @@ def _check_conflicts(params: Params) -> None:
         ("no_session", "continue_recent", "--no-session", "--continue"),
         ("no_session", "resume", "--no-session", "--resume"),
         ("tools", "no_tools", "--tools", "--no-tools"),
+        *[("fork", other, "--fork", flag) for other, flag in _FORK_CONFLICTS],
     ]
     for left, right, left_flag, right_flag in pairs:
         if params.get(left) and params.get(right):
@@ -228,7 +271,9 @@ def make_request(params: Params) -> RunRequest:
         provider_from_model=provider_flag is None and provider is not None,
         api_key=_text(params, "api_key") if "api_key" in params else None,
         thinking=thinking_level_of(params["thinking"]),
+        temperature=_number(params, "temperature"),
         session=_path(params, "session"),
+        fork=_path(params, "fork") if "fork" in params else None,
         session_dir=_path(params, "session_dir"),
         no_session=bool(params["no_session"]),
         continue_recent=bool(params["continue_recent"]),
@@ -246,11 +291,18 @@ def make_request(params: Params) -> RunRequest:
         no_extensions=bool(params["no_extensions"]),
         skill_paths=[path.expanduser() for path in _paths(params, "skill")],
         no_skills=bool(params["no_skills"]),
+        prompt_template_paths=[path.expanduser() for path in _paths(params, "prompt_template")]
+        if "prompt_template" in params
+        else [],
+        no_prompt_templates=bool(params.get("no_prompt_templates")),
         no_context_files=bool(params.get("no_context_files")),
         verbose=bool(params.get("verbose")),
         offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
+        no_themes=bool(params.get("no_themes")),
         fullscreen=bool(params.get("fullscreen")),
+        list_models=_text(params, "list_models") if "list_models" in params else None,
+        models=parse_model_patterns(_text(params, "models") if "models" in params else None),
         export=_text(params, "export") if "export" in params else None,
         plugin_flags=flags,
     )
@@ -284,6 +336,15 @@ def _options() -> list[click.Parameter]:
             help="Model id, provider/id, or part of one (e.g. sonnet); ':LEVEL' sets thinking.",
         ),
         click.Option(
+            ["--models"],
+            metavar="PATTERNS",
+            help=(
+                "Models to cycle through (ctrl+p, RPC cycle_model), comma-separated: globs "
+                "(anthropic/*), parts of ids (sonnet), ':LEVEL' suffixes; the first is the "
+                "start-up model when --model is not given."
+            ),
+        ),
+        click.Option(
             ["--api-key"],
             metavar="KEY",
             help="API key of the chosen model's provider, for this run only (never stored).",
@@ -294,10 +355,22 @@ def _options() -> list[click.Parameter]:
             help="Thinking level for reasoning models.",
         ),
         click.Option(
+            ["--temperature"],
+            type=click.FloatRange(0, 2),
+            metavar="NUMBER",
+            help="Sampling temperature, 0-2 (lower: more deterministic); default: the provider's.",
+        ),
+        click.Option(
             ["--session"],
             type=path,
             metavar="PATH|ID",
             help="Open (or create) this session file, or the session with this id or id prefix.",
+        ),
+        click.Option(
+            ["--fork"],
+            type=path,
+            metavar="PATH|ID",
+            help="Start a new session as a copy of this session file, id or id prefix.",
         ),
         click.Option(
             ["--export"],
@@ -345,9 +418,26 @@ def _options() -> list[click.Parameter]:
             help="Load no discovered skills (--skill paths still load).",
         ),
         click.Option(
+            ["--prompt-template"],
+            type=path,
+            multiple=True,
+            metavar="PATH",
+            help="Load the prompt template file or directory at PATH (repeatable; also with -np).",
+        ),
+        click.Option(
+            ["-np", "--no-prompt-templates"],
+            is_flag=True,
+            help="Load no discovered prompt templates (--prompt-template paths still load).",
+        ),
+        click.Option(
             ["--theme"],
             metavar="NAME|PATH",
             help="Use this theme (a theme's name or a theme file) for this run.",
+        ),
+        click.Option(
+            ["--no-themes"],
+            is_flag=True,
+            help="Discover no themes: only the built-in ones (and a --theme file).",
         ),
         click.Option(
             ["-t", "--tools"],
@@ -385,6 +475,14 @@ def _options() -> list[click.Parameter]:
             ["--offline"],
             is_flag=True,
             help="No start-up network operations (sets KNIGHTCODE_OFFLINE=1 for plugins).",
+        ),
+        click.Option(
+            ["--list-models"],
+            is_flag=False,
+            flag_value="",
+            default=None,
+            metavar="[SEARCH]",
+            help="List the usable models (fuzzy SEARCH over provider and id) and exit.",
         ),
         click.Option(
             ["--approve"],
@@ -525,6 +623,7 @@ def run_main(args: list[str]) -> int:
         return 0  # --help or --version already answered
     assert plan is not None and host is not None
     host.flag_values.update(request.plugin_flags)
+    host.model_patterns = request.models
     request.output = output
     return start(request, host, plan)
 
@@ -543,6 +642,12 @@ def read_piped_stdin() -> str | None:
 
 def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
     """Hand the request to its mode."""
+    if request.list_models is not None:
+        import asyncio
+
+        from knightcode._cli.list_models import list_models
+
+        return asyncio.run(list_models(request, host, plan))
     if request.export is not None:
         from knightcode._modes.export_cli import run_export
 

@@ -63,7 +63,7 @@ def prescan(args: list[str]) -> Prescan:
             found.wants_help = True
         elif arg in ("-ne", "--no-extensions"):
             found.no_extensions = True
-        elif arg in ("-nt", "-nbt", "-nc", "-ns"):
+        elif arg in ("-nt", "-nbt", "-nc", "-ns", "-np"):
             pass  # multi-letter short options, not clusters of switches
         elif arg.startswith("-") and not arg.startswith("--") and arg[1:].isalpha():
             # A cluster of short switches, ``-cp``: click reads it as ``-c -p``.

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knightcode._errors import ConfigError, NotAvailableError, UsageError
+from knightcode._errors import ConfigError, UsageError
 from knightcode._modes.thinking_start import start_thinking_level
 from knightcode._types.messages import ThinkingLevel, thinking_level_of
 
@@ -60,14 +60,22 @@ def open_session(
     problem = session_dir_problem(session_dir)
     if problem is not None:
         raise SessionPathError(problem)
+    if request.fork is not None:
+        from knightcode._session.location import sessions_root
+        from knightcode._session.lookup import named_session
+
+        source = named_session(request.fork, session_dir, sessions_root(agent_dir), "--fork")
+        if not source.path.is_file():
+            raise UsageError(f"--fork {request.fork}: no such session file ({source.path})")
+        return SessionManager.fork_from(source.path, cwd, session_dir)
     if request.session is not None:
         return _open_named_session(request.session, cwd, agent_dir, session_dir)
     if request.continue_recent:
         return SessionManager.continue_recent(cwd, session_dir)
     if request.resume:
-        raise NotAvailableError(
-            "--resume needs the interactive session picker, which is not built yet; "
-            "use --session PATH or -c"
+        raise UsageError(
+            "--resume picks a session in the interactive UI's session picker; without it use "
+            "-c (the most recent session here), --session ID or --fork ID"
         )
     return SessionManager.create(cwd, session_dir)
 
@@ -79,13 +87,10 @@ def _open_named_session(
     another project is forked into this one, as the reference does.
     """
     from knightcode._session.location import sessions_root
-    from knightcode._session.lookup import find_session, looks_like_path
+    from knightcode._session.lookup import named_session
     from knightcode._session.manager import SessionManager
 
-    value = str(named)
-    if looks_like_path(value) or named.expanduser().exists():
-        return SessionManager.open(named.expanduser().resolve(), session_dir)
-    found = find_session(value, session_dir, sessions_root(agent_dir))
+    found = named_session(named, session_dir, sessions_root(agent_dir))
     if found.other_project is None:
         return SessionManager.open(found.path, session_dir)
     print(
@@ -103,12 +108,18 @@ async def choose_model(
     settings: Settings,
     agent_dir: Path,
 ) -> tuple[Model, ThinkingLevel | None]:
-    """The model: ``--model``/``--provider``, else the session's (``recorded``), else settings,
-    else the first model whose provider has a key; with the thinking level a ``--model
-    PATTERN:LEVEL`` suffix asks for.
+    """The model: ``--model``/``--provider``, else the session's (``recorded``), else the first of
+    the model scope (``--models``/``enabledModels``), else settings, else the first model whose
+    provider has a key; with the thinking level a ``PATTERN:LEVEL`` suffix asks for.
     """
     if request.model:
         return await model_from_flag(request, registry)
+    if request.provider is None and recorded is None:
+        from knightcode._modes.scope_start import first_of_scope
+
+        first = await first_of_scope(registry, request.models, settings.model.enabled_models)
+        if first is not None:
+            return first.model, first.thinking
     return await _model_without_flag(request, registry, recorded, settings, agent_dir), None
 
 
@@ -331,6 +342,8 @@ async def load_resources(
         plugin_prompts=[("plugin", cwd / path) for item in found for path in item.prompt_paths],
         cli_skills=request.skill_paths,
         no_skills=request.no_skills,
+        cli_prompts=request.prompt_template_paths,
+        no_prompts=request.no_prompt_templates,
     )
     found_resources = discover_resources(sources)
     found_resources.plugin_themes = [
@@ -351,6 +364,24 @@ def placeholder_model() -> Model:
 NO_MODEL_API = "none"
 
 
+def model_registry(host: PluginHost, settings: Settings, agent_dir: Path) -> ModelRegistry:
+    """The model registry of a run: built-in, plugin and models.json providers, with the HTTP
+    and retry settings (also what ``--list-models`` lists, without building an agent).
+    """
+    from knightcode._llm.registry import ModelRegistry
+
+    model_settings = settings.model
+    return ModelRegistry(
+        agent_dir,
+        providers=[item.definition for item in host.registrations.providers],
+        http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
+        proxy=model_settings.http_proxy,
+        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
+        max_retries=model_settings.retry.provider.max_retries,
+        request_timeout_ms=model_settings.retry.provider.timeout_ms,
+    )
+
+
 async def build_agent(
     request: RunRequest, host: PluginHost, plan: LoadPlan, *, allow_no_model: bool = False
 ) -> AgentSession:
@@ -362,22 +393,13 @@ async def build_agent(
     from knightcode._agent.retry import RetrySettings
     from knightcode._agent.session import AgentSession, AgentSessionOptions
     from knightcode._agent.tool_set import ToolSet
-    from knightcode._llm.registry import ModelRegistry
 
     assert host.options is not None and host.context is not None
     cwd, agent_dir = host.options.cwd, host.options.agent_dir
     settings = plan.settings
     model_settings = settings.model
     host.hook_timeout = model_settings.hook_timeout_ms / 1000 or None
-    registry = ModelRegistry(
-        agent_dir,
-        providers=[item.definition for item in host.registrations.providers],
-        http_idle_timeout_ms=model_settings.http_idle_timeout_ms,
-        proxy=model_settings.http_proxy,
-        max_retry_delay_ms=model_settings.retry.provider.max_retry_delay_ms,
-        max_retries=model_settings.retry.provider.max_retries,
-        request_timeout_ms=model_settings.retry.provider.timeout_ms,
-    )
+    registry = model_registry(host, settings, agent_dir)
     for problem in registry.load_errors:
         host.warnings.append(problem)
     if registry.auth is not None:
@@ -450,6 +472,7 @@ async def build_agent(
             context=context,
             thinking_level=thinking,
             thinking_budgets=thinking_budgets(settings),
+            temperature=request.temperature,
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),

@@ -97,19 +97,29 @@ class ExtensionUI(Protocol):
         ...
 
 
+def _unanswered(kind: str, title: str, answer: str) -> None:
+    """One line on stderr: a dialog nobody could see got its default (else a command that asks
+    would seem to do nothing at all).
+    """
+    print(f"knightcode: nobody can answer {title!r} here ({kind}): {answer}", file=sys.stderr)
+
+
 class HeadlessUI:
     """The UI when nobody can answer (print and JSON modes): dialogs resolve to their defaults at
-    once and notices go to stderr — stdout belongs to the answer or the JSON stream.
+    once, each saying so in one line on stderr, and notices go to stderr too — stdout belongs to
+    the answer or the JSON stream.
     """
 
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None
     ) -> str | None:
         """No choice: None."""
+        _unanswered("select", title, "no choice")
         return None
 
     async def confirm(self, title: str, message: str, *, timeout: float | None = None) -> bool:
         """No confirmation: False."""
+        _unanswered("confirm", title, "no")
         return False
 
     async def input(
@@ -121,10 +131,12 @@ class HeadlessUI:
         secret: bool = False,
     ) -> str | None:
         """No text: None."""
+        _unanswered("input", title, "no text")
         return None
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         """No text: None."""
+        _unanswered("editor", title, "no text")
         return None
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:

@@ -113,6 +113,9 @@ class PluginHost:
         self.options: HostOptions | None = None
         self.flag_values: dict[str, FlagValue] = {}
         """Values of plugin flags given on the command line (by flag name)."""
+        self.model_patterns: list[str] | None = None
+        """``--models``: the model scope of this run, over settings ``enabledModels``
+        (:mod:`knightcode._modes.model_scope`); None when not given."""
         self.hooks = Hooks(self)
         """Fires hooks: one typed method per hook."""
         self._staged: dict[str, list[Definition]] = {}

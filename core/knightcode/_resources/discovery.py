@@ -65,6 +65,8 @@ class ResourceSources:
     :param plugin_prompts: likewise
     :param cli_skills: ``--skill`` paths
     :param no_skills: ``--no-skills``
+    :param cli_prompts: ``--prompt-template`` paths (loaded even with ``no_prompts``)
+    :param no_prompts: ``--no-prompt-templates``: no discovered templates
     :param home: the user's home (``~/.agents/skills``); a parameter so tests stay inside a
         temporary directory
     """
@@ -80,6 +82,8 @@ class ResourceSources:
     plugin_prompts: Sequence[tuple[str, Path]] = ()
     cli_skills: Sequence[Path] = ()
     no_skills: bool = False
+    cli_prompts: Sequence[Path] = ()
+    no_prompts: bool = False
     home: Path | None = None
 
 
@@ -114,6 +118,8 @@ def settings_sources(
     plugin_prompts: Sequence[tuple[str, Path]] = (),
     cli_skills: Sequence[Path] = (),
     no_skills: bool = False,
+    cli_prompts: Sequence[Path] = (),
+    no_prompts: bool = False,
 ) -> ResourceSources:
     """The sources of a run with these settings: their ``skills``/``prompts`` paths and the
     resources of the packages they declare (nothing of the package code is imported when
@@ -140,6 +146,8 @@ def settings_sources(
         plugin_prompts=plugin_prompts,
         cli_skills=cli_skills,
         no_skills=no_skills,
+        cli_prompts=cli_prompts,
+        no_prompts=no_prompts,
     )
 
 
@@ -196,16 +204,20 @@ def _skill_loads(sources: ResourceSources) -> list[SkillLoad]:
 
 
 def _template_loads(sources: ResourceSources) -> list[TemplateLoad]:
-    loads = [load_templates_from_dir(sources.agent_dir / PROMPTS_DIR, "user")]
-    if sources.trusted:
-        project = project_config_dir(sources.cwd) / PROMPTS_DIR
-        loads.append(load_templates_from_dir(project, "project"))
-    for package, path in sources.package_prompts:
-        loads.append(_templates_at(path, package_label(package)))
-    for entry, base in sources.setting_prompts:
-        loads.append(_templates_at(expand_path(entry, base), "path"))
-    for owner, path in sources.plugin_prompts:
-        loads.append(_templates_at(path, owner))
+    loads: list[TemplateLoad] = []
+    if not sources.no_prompts:
+        loads.append(load_templates_from_dir(sources.agent_dir / PROMPTS_DIR, "user"))
+        if sources.trusted:
+            project = project_config_dir(sources.cwd) / PROMPTS_DIR
+            loads.append(load_templates_from_dir(project, "project"))
+        for package, path in sources.package_prompts:
+            loads.append(_templates_at(path, package_label(package)))
+        for entry, base in sources.setting_prompts:
+            loads.append(_templates_at(expand_path(entry, base), "path"))
+        for owner, path in sources.plugin_prompts:
+            loads.append(_templates_at(path, owner))
+    for path in sources.cli_prompts:
+        loads.append(_templates_at(expand_path(str(path), sources.cwd), "path"))
     return loads
 
 

@@ -37,25 +37,40 @@ def looks_like_path(value: str) -> bool:
     return "/" in value or os.sep in value or "\\" in value or value.endswith(".jsonl")
 
 
-def find_session(reference: str, session_dir: Path, sessions_root: Path) -> FoundSession:
+def named_session(
+    named: Path, session_dir: Path, sessions_root: Path, flag: str = "--session"
+) -> FoundSession:
+    """The session ``--session``/``--fork`` names: a path (made absolute; it may not exist yet),
+    else an id or unique id prefix (:func:`find_session`).
+
+    :raises UsageError: no session has that id, or several do
+    """
+    if looks_like_path(str(named)) or named.expanduser().exists():
+        return FoundSession(named.expanduser().resolve())
+    return find_session(str(named), session_dir, sessions_root, flag)
+
+
+def find_session(
+    reference: str, session_dir: Path, sessions_root: Path, flag: str = "--session"
+) -> FoundSession:
     """The session whose id is ``reference`` or starts with it.
 
     :raises UsageError: no session matches, or several do (the message lists them)
     """
-    local = _matching(reference, list_sessions(session_dir))
+    local = _matching(reference, list_sessions(session_dir), flag)
     if local:
         return FoundSession(local.path)
-    found = _matching(reference, list_all_sessions(sessions_root))
+    found = _matching(reference, list_all_sessions(sessions_root), flag)
     if found is None:
         raise UsageError(
-            f"--session {reference!r}: no session has this id or id prefix "
+            f"{flag} {reference!r}: no session has this id or id prefix "
             f"(looked in {session_dir} and {sessions_root}); give a session file's path instead"
         )
     same = found.path.parent == session_dir
     return FoundSession(found.path, None if same else found.cwd or str(found.path.parent))
 
 
-def _matching(reference: str, sessions: list[SessionInfo]) -> SessionInfo | None:
+def _matching(reference: str, sessions: list[SessionInfo], flag: str) -> SessionInfo | None:
     exact = [info for info in sessions if info.id == reference]
     matches = exact or [info for info in sessions if info.id.startswith(reference)]
     if len(matches) > 1:
@@ -63,7 +78,7 @@ def _matching(reference: str, sessions: list[SessionInfo]) -> SessionInfo | None
         more = len(matches) - SHOWN_MATCHES
         tail = f"; and {more} more" if more > 0 else ""
         raise UsageError(
-            f"--session {reference!r} matches {len(matches)} sessions: {shown}{tail}; "
+            f"{flag} {reference!r} matches {len(matches)} sessions: {shown}{tail}; "
             "give more of the id"
         )
     return matches[0] if matches else None

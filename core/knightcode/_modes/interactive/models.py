@@ -12,6 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from knightcode._llm.model_match import PatternMatch
     from knightcode._llm.types import Model
     from knightcode._modes.interactive.app import KnightcodeApp
 
@@ -29,13 +30,20 @@ __all__ = [
 
 
 def scoped_models(app: KnightcodeApp) -> list[Model]:
-    """The models ``ctrl+p`` cycles through: ``enabledModels`` (patterns such as
-    ``anthropic/*`` or ``gpt-4o``, in their order) over the available ones, else all available.
+    """The models ``ctrl+p`` cycles through: the model scope (``--models``, else settings
+    ``enabledModels``: patterns such as ``anthropic/*`` or ``sonnet:high``, in their order) over
+    the available ones, else all available.
     """
-    from knightcode._modes.model_scope import scoped_models as scope
+    return [match.model for match in _scope(app)]
+
+
+def _scope(app: KnightcodeApp) -> list[PatternMatch]:
+    from knightcode._llm.model_match import PatternMatch
+    from knightcode._modes.model_scope import resolve_scope, scope_patterns
 
     available = app.agent.model_registry.available()
-    return scope(available, app.settings_model().enabled_models) or available
+    scope = resolve_scope(available, scope_patterns(app.host))
+    return scope.matches or [PatternMatch(model) for model in available]
 
 
 def _save_default(app: KnightcodeApp, model: Model) -> None:
@@ -59,14 +67,19 @@ async def switch_model(app: KnightcodeApp, model: Model, *, cycled: bool = False
 
 
 async def cycle_model(app: KnightcodeApp, step: int) -> None:
-    models = scoped_models(app)
+    """The next (``step`` 1) or previous (-1) model of the scope, with its pattern's level."""
+    matches = _scope(app)
     current = app.agent.model
-    keys = [m.ref for m in models]
-    if not models or (len(models) == 1 and keys[0] == current.ref):
+    keys = [match.model.ref for match in matches]
+    if not matches or (len(matches) == 1 and keys[0] == current.ref):
         app.transcript.notice("No other model to switch to (see /scoped-models, /login)")
         return
     index = keys.index(current.ref) if current.ref in keys else (-1 if step > 0 else 0)
-    await switch_model(app, models[(index + step) % len(models)], cycled=True)
+    chosen = matches[(index + step) % len(matches)]
+    await switch_model(app, chosen.model, cycled=True)
+    if chosen.thinking is not None:
+        await app.agent.set_thinking_level(chosen.thinking)
+        app.refresh_footer()
 
 
 async def cycle_thinking(app: KnightcodeApp) -> None:
@@ -102,7 +115,9 @@ async def edit_scoped_models(app: KnightcodeApp) -> None:
     from knightcode._errors import KnightcodeError
 
     available = app.agent.model_registry.available()
-    enabled = [m.ref for m in scoped_models(app)] if app.settings_model().enabled_models else []
+    from knightcode._modes.model_scope import scope_patterns
+
+    enabled = [m.ref for m in scoped_models(app)] if scope_patterns(app.host) else []
     result = await app.dialogs.scoped_models(available, enabled)
     if result is None:
         return
@@ -112,6 +127,7 @@ async def edit_scoped_models(app: KnightcodeApp) -> None:
     except (KnightcodeError, OSError) as error:
         app.transcript.notice(f"Could not save enabledModels in {path}: {error}", "error")
         return
+    app.host.model_patterns = None  # the saved scope replaces this run's --models
     app.reload_settings()
     described = ", ".join(result) if result else "all available models"
     app.transcript.notice(f"ctrl+p cycles through: {described}")

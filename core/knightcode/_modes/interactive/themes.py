@@ -120,7 +120,7 @@ def start_themes(
         agent_dir, cwd, settings, trusted=plan.trust.trusted,
         plugin_paths=plugin_paths,
     )  # fmt: skip
-    catalog = discover_themes(sources)
+    catalog = discover_themes(sources, user=not request.no_themes)
     configured = settings.get("theme")
     wanted = request.theme or (configured if isinstance(configured, str) and configured else None)
     fallback = "dark"
@@ -148,7 +148,8 @@ def reload_themes(app: KnightcodeApp, resources: ResourceSet | None) -> list[str
         options.agent_dir, options.cwd, app.settings, trusted=app.plan.trust.trusted,
         plugin_paths=plugin_paths,
     )  # fmt: skip
-    themes.catalog = discover_themes(sources)
+    no_themes = app.request is not None and app.request.no_themes
+    themes.catalog = discover_themes(sources, user=not no_themes)
     warnings = list(themes.catalog.warnings)
     configured = app.settings.get("theme")
     wanted = themes.name

@@ -299,14 +299,15 @@ async def set_model(ctx: RpcContext, command: c.SetModel) -> ModelInfo:
 
 @_handles(c.RpcCommand, "cycle_model")
 async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResult | None:
-    """The next model after the current one, among those of settings ``enabledModels`` when it
-    matches any (``isScoped``), else all available; ``null`` when there is no other.
+    """The next model after the current one, among those of the model scope (``--models``, else
+    settings ``enabledModels``) when it matches any (``isScoped``), else all available; ``null``
+    when there is no other. A pattern's ``:LEVEL`` sets the thinking level of its model.
     """
-    from knightcode._modes.model_scope import scoped_models
+    from knightcode._modes.model_scope import resolve_scope, scope_patterns
 
     available = ctx.agent.model_registry.available()
-    assert ctx.host.context is not None
-    scoped = scoped_models(available, ctx.host.context.settings.model.enabled_models)
+    scope = resolve_scope(available, scope_patterns(ctx.host))
+    scoped = scope.models
     models = scoped or available
     current = ctx.agent.model
     others = [m for m in models if (m.provider, m.id) != (current.provider, current.id)]
@@ -318,6 +319,9 @@ async def cycle_model(ctx: RpcContext, command: c.RpcCommand) -> CycleModelResul
     )
     chosen = models[(index + 1) % len(models)]
     await ctx.agent.set_model(chosen, source="cycle")
+    level = scope.matches[(index + 1) % len(models)].thinking if scoped else None
+    if level is not None:
+        await ctx.agent.set_thinking_level(level)
     return {
         "model": model_json(chosen),
         "thinkingLevel": ctx.agent.thinking_level,
