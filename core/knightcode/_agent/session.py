@@ -89,6 +89,8 @@ class AgentSessionOptions:
     :param retry: retry settings
     :param block_images: settings ``images.blockImages``: images are replaced by a placeholder
         text in every request
+    :param auto_resize_images: settings ``images.autoResize``: images the user sends and the
+        ``read`` tool returns are shrunk to the providers' limits
     :param steering_mode: ``one-at-a-time`` or ``all``
     :param follow_up_mode: ``one-at-a-time`` or ``all``
     :param tool_timeout_ms: default per-call tool timeout
@@ -117,6 +119,7 @@ class AgentSessionOptions:
     thinking_budgets: Mapping[str, int] | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
     block_images: bool = False
+    auto_resize_images: bool = True
     steering_mode: Mode = "one-at-a-time"
     follow_up_mode: Mode = "one-at-a-time"
     tool_timeout_ms: int | None = None
@@ -489,7 +492,14 @@ class AgentSession:
     # --- prompting ----------------------------------------------------------------------------
 
     def user_message(self, text: str, images: list[ImageContent] | None = None) -> UserMessage:
-        """A user message with optional image blocks."""
+        """A user message with optional image blocks, shrunk to the providers' limits unless
+        settings ``images.autoResize`` is off (the reference does this for every image the user
+        sends: RPC ``images``, pasted screenshots, ``@file``).
+        """
+        if images and self.options.auto_resize_images:
+            from knightcode._tools.image_resize import resize_image_content
+
+            images = [resize_image_content(image) for image in images]
         if images:
             return {
                 "role": "user",
@@ -678,6 +688,7 @@ class AgentSession:
             signal=signal,
             shell_path=options.shell_path,
             shell_command_prefix=options.shell_command_prefix,
+            auto_resize_images=options.auto_resize_images,
             agent_dir=options.agent_dir,
             tool_call_id=tool_call_id,
             context=options.hook_context,

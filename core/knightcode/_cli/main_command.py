@@ -540,7 +540,9 @@ def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
         from knightcode._modes.attachments import split_arguments
         from knightcode._modes.print_mode import run_print_session
 
-        prompts = split_arguments(list(request.messages), Path.cwd())
+        prompts = split_arguments(
+            list(request.messages), Path.cwd(), auto_resize=plan.settings.model.images.auto_resize
+        )
         piped = read_piped_stdin()
         if piped is not None:
             # Piped input leads the first message, like a file attached to it.

@@ -450,6 +450,7 @@ async def build_agent(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),
             block_images=model_settings.images.block_images,
+            auto_resize_images=model_settings.images.auto_resize,
             steering_mode=model_settings.steering_mode,
             follow_up_mode=model_settings.follow_up_mode,
             tool_timeout_ms=model_settings.tool_timeout_ms,
