@@ -209,7 +209,8 @@ async def test_get_state_fields_model_and_thinking_commands(rpc: Rpc) -> None:
     chosen = await client.set_model(PROVIDER, MODEL)
     assert chosen["id"] == MODEL
     state = await client.get_state()
-    assert (state["model"]["id"], state["thinkingLevel"]) == (MODEL, "high")
+    # The switch clamps the level to the model: one that does not reason only has off.
+    assert (state["model"]["id"], state["thinkingLevel"]) == (MODEL, "off")
     with pytest.raises(RpcError, match="Model not found: scripted/nope"):
         await client.set_model(PROVIDER, "nope")
     with pytest.raises(RpcError, match="field 'level'"):

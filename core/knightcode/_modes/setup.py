@@ -445,6 +445,8 @@ async def build_agent(
             hook_context=host.context,
             context=context,
             thinking_level=thinking,
+            default_thinking_level=model_settings.default_thinking_level,
+            model_thinking_levels=model_settings.model_thinking_levels,
             thinking_budgets=thinking_budgets(settings),
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
