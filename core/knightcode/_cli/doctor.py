@@ -27,7 +27,7 @@ def doctor(as_json: bool, offline: bool) -> None:
     """
     import asyncio
 
-    from knightcode._config.doctor_checks import check_files
+    from knightcode._cli.doctor_checks import check_files
     from knightcode._config.paths import agent_dir
     from knightcode._errors import KnightcodeError
     from knightcode._llm.provider_check import check_providers
