@@ -169,6 +169,9 @@ KEY_TESTS: dict[str, tuple[str, ...]] = {
     "themes": (
         "tests/themes/test_discovery.py::test_order_builtin_user_project_settings_packages_plugins",
     ),
+    "enableSkillCommands": (
+        "tests/resources/test_resources_e2e.py::test_enable_skill_commands_false_sends_the_text_unexpanded",
+    ),
     "images.autoResize": (
         "tests/agent/test_images_auto_resize.py::test_an_attached_image_is_shrunk_and_the_model_told_its_size",
         "tests/agent/test_images_auto_resize.py::test_auto_resize_off_sends_the_original",

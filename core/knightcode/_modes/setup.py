@@ -332,6 +332,7 @@ async def load_resources(
     found_resources.plugin_themes = [
         ("plugin", cwd / path) for item in found for path in item.theme_paths
     ]
+    found_resources.skill_commands = settings.model.enable_skill_commands
     return found_resources
 
 

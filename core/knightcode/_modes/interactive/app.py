@@ -263,7 +263,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
                     infos.append(CommandInfo(template.name, template.description + hint, "prompt"))
             infos += [
                 CommandInfo(f"skill:{skill.name}", skill.description, "skill")
-                for skill in resources.skills
+                for skill in (resources.skills if resources.skill_commands else ())
             ]
         return infos
 
