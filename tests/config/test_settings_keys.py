@@ -195,9 +195,6 @@ KEY_TESTS: dict[str, tuple[str, ...]] = {
     "toolTimeoutMs": ("tests/agent/test_tool_bounds.py::test_read_honours_the_tool_timeout",),
 }
 
-# Honoured, but no test proves the setting yet (kept short; see the issue-17 report).
-UNTESTED: frozenset[str] = frozenset()
-
 
 @cache
 def table() -> dict[str, str]:
@@ -233,9 +230,6 @@ def test_an_honoured_key_names_tests_that_exist(key: str) -> None:
     status = table().get(key)
     if status != "honoured":
         assert key not in KEY_TESTS, f"{key} is {status!r} in the docs but has tests listed"
-        return
-    if key in UNTESTED:
-        assert key not in KEY_TESTS, f"{key} has a test now: take it out of UNTESTED"
         return
     assert KEY_TESTS.get(key), f"honoured key {key} has no test"
     for reference in KEY_TESTS[key]:
