@@ -9,15 +9,14 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from knightcode.testing import ScriptedServer
+from tests.loopback import answering
 
 SECRET = "sk-doctor-secret-0123456789"
 
@@ -51,26 +50,10 @@ def _provider(base_url: str, key: str | None = SECRET) -> dict[str, Any]:
     return entry
 
 
-class _Refusing(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(401)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def refusing() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with answering(401) as url:
+        yield f"{url}/v1"
 
 
 def _closed_port() -> int:

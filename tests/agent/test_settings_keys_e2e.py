@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from knightcode.testing import error_reply, text_reply
+from tests.loopback import answering
 
 from .conftest import MODEL, PROVIDER, Scripted
 
@@ -82,33 +81,11 @@ def test_retry_max_retries_bounds_the_agents_retries(scripted: Scripted) -> None
     assert len(starts) == 1
 
 
-class _Proxy(BaseHTTPRequestHandler):
-    """A forward proxy stand-in: records the absolute-form request line and refuses it."""
-
-    seen: ClassVar[list[str]] = []
-
-    def do_POST(self) -> None:
-        self.seen.append(self.path)
-        self.send_response(502)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def proxy() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
-    handler = type("Proxy", (_Proxy,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with answering(502, seen) as url:  # a stand-in proxy that refuses to forward
+        yield url, seen
 
 
 def test_http_proxy_carries_the_provider_requests(
