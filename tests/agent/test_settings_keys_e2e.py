@@ -5,8 +5,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,16 +36,7 @@ def _two_models(scripted: Scripted) -> None:
 
 
 def _run_without_model_flag(scripted: Scripted) -> None:
-    command = [sys.executable, "-m", "knightcode", "--no-session", "-p", "hi"]
-    result = subprocess.run(
-        command,
-        cwd=scripted.project,
-        env=scripted.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = scripted.run_without_model("--no-session", "-p", "hi")
     assert result.returncode == 0, result.stderr
 
 
