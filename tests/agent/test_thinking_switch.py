@@ -64,3 +64,13 @@ def test_the_switch_order() -> None:
     assert level_for_model_switch(target, "high", default_level="minimal") == "minimal"
     assert level_for_model_switch(target, "high") == "high"  # no setting: the current level
     assert level_for_model_switch(_model(reasoning=False), "high") == "off"
+
+
+def test_cycling_skips_levels_the_model_lacks() -> None:
+    from knightcode._agent.thinking_switch import next_thinking_level
+
+    assert next_thinking_level(_model(), "off") == "minimal"
+    assert next_thinking_level(_model(), "high") == "off"
+    lacking = _model(medium=None, high=None)  # off, minimal, low
+    assert next_thinking_level(lacking, "low") == "off"  # never stuck on a clamped level
+    assert next_thinking_level(_model(reasoning=False), "off") == "off"

@@ -14,13 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from knightcode._types.messages import THINKING_LEVELS
+from knightcode._types.messages import THINKING_CYCLE, THINKING_LEVELS
 
 if TYPE_CHECKING:
     from knightcode._llm.types import Model
     from knightcode._types.messages import ThinkingLevel
 
-__all__ = ["clamp_thinking_level", "level_for_model_switch", "supported_thinking_levels"]
+__all__ = [
+    "clamp_thinking_level",
+    "level_for_model_switch",
+    "next_thinking_level",
+    "supported_thinking_levels",
+]
 
 _FALLBACK: ThinkingLevel = "medium"
 _OPT_IN = frozenset({"xhigh", "max"})  # levels a model has only when its map names them
@@ -71,3 +76,13 @@ def level_for_model_switch(
     if wanted is None:
         wanted = default_level or current or _FALLBACK
     return clamp_thinking_level(target, wanted)
+
+
+def next_thinking_level(model: Model, current: ThinkingLevel) -> ThinkingLevel:
+    """The level after ``current`` for ``shift+tab`` and RPC ``cycle_thinking_level``: the next
+    of off → minimal → low → medium → high that ``model`` supports, wrapping around.
+    """
+    supported = supported_thinking_levels(model)
+    cycle = [level for level in THINKING_CYCLE if level in supported] or ["off"]
+    index = cycle.index(current) if current in cycle else -1
+    return cycle[(index + 1) % len(cycle)]
