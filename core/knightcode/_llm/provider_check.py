@@ -148,7 +148,9 @@ async def check_providers(registry: ModelRegistry, *, offline: bool) -> list[Pro
     """One finding per configured provider (checked concurrently; each within the timeout)."""
     from knightcode._llm.http import make_client
 
-    specs = [spec for name in registry.providers if (spec := registry.spec(name)) is not None]
+    # The registry's specs are kernel-internal (the plugin-facing ModelRegistry does not list
+    # them); this module is the registry's own package reporting on them.
+    specs = list(registry._specs.values())
     chosen = [spec for spec in specs if _configured(registry, spec)]
     async with make_client(registry.proxy) as client:
         return list(

@@ -184,10 +184,6 @@ class ModelRegistry(DynamicModels):
             found = self.find_known(provider, model_id)
         return found or self.find_known(provider, model_id)
 
-    def spec(self, provider: str) -> ProviderSpec | None:
-        """How ``provider`` is configured (``knightcode doctor`` reports on it), or None."""
-        return self._specs.get(provider)
-
     def find_known(self, provider: str, model_id: str) -> Model | None:
         """The chat model ``model_id`` of ``provider`` among the models known now (no I/O)."""
         for model in self._models:
