@@ -152,10 +152,12 @@ KEY_TESTS: dict[str, tuple[str, ...]] = {
         "tests/rpc/test_rpc_bash_settings.py::test_shell_path_and_prefix_run_the_users_command",
         "tests/rpc/test_rpc_bash_settings.py::test_a_missing_shell_path_is_a_clear_error",
         "tests/tools/test_bash.py::test_custom_shell_path",
+        "tests/interactive/test_e2e_shell_settings.py::test_a_missing_shell_path_is_a_notice",
     ),
     "shellCommandPrefix": (
         "tests/rpc/test_rpc_bash_settings.py::test_shell_path_and_prefix_run_the_users_command",
         "tests/rpc/test_rpc_bash_settings.py::test_a_prefix_with_set_e_stops_at_the_first_failure",
+        "tests/interactive/test_e2e_shell_settings.py::test_bang_command_uses_the_prefix",
     ),
     "defaultProjectTrust": (
         "tests/config/test_project_trust.py::test_default_project_trust_always_from_global_settings",
