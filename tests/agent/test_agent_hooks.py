@@ -211,7 +211,7 @@ async def test_input_transforms_are_chained(scenario: Builder) -> None:
     await bounded(s.agent.prompt("hello", source="interactive"))
     assert seen == [("one", "hello", "interactive"), ("two", "hello [one]", "interactive")]
     assert s.sent_user_texts(0) == ["hello [one] [two]"]
-    assert s.agent.messages[0]["content"] == "hello [one] [two]"
+    assert s.agent.messages[0]["content"] == [{"type": "text", "text": "hello [one] [two]"}]
 
 
 async def test_input_handled_short_circuits_and_nothing_runs(scenario: Builder) -> None:
@@ -291,8 +291,9 @@ class Redact:
     def context(self, messages: list[Any]) -> list[Any]:
         self.calls += 1
         for message in messages:
-            if message["role"] == "user" and isinstance(message["content"], str):
-                message["content"] = message["content"].replace("secret", "[redacted]")
+            if message["role"] == "user" and not isinstance(message["content"], str):
+                for block in message["content"]:  # a prompt: [{"type": "text", "text": …}]
+                    block["text"] = block["text"].replace("secret", "[redacted]")
         return messages
 
 
@@ -302,7 +303,7 @@ class AddNote:
 
     @hookimpl
     def context(self, messages: list[Any]) -> list[Any]:
-        self.seen.append(messages[0]["content"])
+        self.seen.append(text_of(messages[0]))
         return [*messages, {"role": "user", "content": "extra context", "timestamp": 0}]
 
 
@@ -311,7 +312,7 @@ class InPlace:
     def context(self, messages: list[Any]) -> None:
         # No result, but the (deep-copied) messages were edited in place: as in the reference,
         # the edit applies to this request only.
-        messages[-1]["content"] += " (edited)"
+        messages[-1]["content"][0]["text"] += " (edited)"
 
 
 async def test_context_hook_transforms_each_request_without_touching_the_session(
@@ -324,7 +325,7 @@ async def test_context_hook_transforms_each_request_without_touching_the_session
     assert redact.calls == 2 and note.seen == ["the [redacted] plan"] * 2
     assert s.sent_user_texts(0) == ["the [redacted] plan", "extra context"]
     assert [m["role"] for m in s.sent(1)] == ["system", "user", "assistant", "tool", "user"]
-    assert s.agent.messages[0]["content"] == "the secret plan"
+    assert text_of(s.agent.messages[0]) == "the secret plan"
     assert [m["role"] for m in s.agent.messages] == ["user", "assistant", "toolResult", "assistant"]
 
 
@@ -333,7 +334,7 @@ async def test_context_hook_edits_in_place_reach_only_the_request(scenario: Buil
     s.server.add(text_reply("done"))
     await bounded(s.agent.prompt("keep me"))
     assert s.sent_user_texts(0) == ["keep me (edited)"]
-    assert s.agent.messages[0]["content"] == "keep me"
+    assert text_of(s.agent.messages[0]) == "keep me"
     assert text_of(s.agent.session.build_context().messages[0]) == "keep me"  # type: ignore[arg-type]
 
 

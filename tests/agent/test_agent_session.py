@@ -48,7 +48,7 @@ async def test_text_reply_exact_event_sequence(scenario: Builder) -> None:
         "agent_settled",
     ]
     user, final = s.events[3]["message"], s.events[9]["message"]
-    assert user["role"] == "user" and user["content"] == "Say hello"
+    assert user["role"] == "user" and user["content"] == [{"type": "text", "text": "Say hello"}]
     assert (
         final["content"] == [{"type": "text", "text": "Hello world"}]
         and final["stopReason"] == "stop"

@@ -46,7 +46,7 @@ def test_text_reply_record_sequence(scripted: Scripted) -> None:
     header = records[0]
     assert set(header) == {"type", "version", "id", "timestamp", "cwd"} and header["version"] == 3
     assert header["cwd"] == str(scripted.project)
-    assert records[3]["message"]["content"] == "Say hello"
+    assert records[3]["message"]["content"] == [{"type": "text", "text": "Say hello"}]
     assert (
         records[5]["message"]["stopReason"] == "pending" and records[5]["message"]["content"] == []
     )
@@ -305,7 +305,7 @@ def test_several_messages_run_in_order(scripted: Scripted) -> None:
         for r in records
         if r["type"] == "message_end" and r["message"]["role"] == "user"
     ]
-    assert users == ["first", "second"]
+    assert users == [[{"type": "text", "text": "first"}], [{"type": "text", "text": "second"}]]
     assert [r["type"] for r in records].count("agent_settled") == 2
 
 

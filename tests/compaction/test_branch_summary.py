@@ -130,7 +130,9 @@ async def test_navigation_without_a_summary_never_asks_the_model(
     run = await build(settings=SETTINGS, plugins=(observer,))
     _first_answer, _ = await explore(run, project_dir)
     question = next(
-        e for e in run.entries("message") if e["message"].get("content") == "what is in a.txt?"
+        e
+        for e in run.entries("message")
+        if e["message"].get("content") == [{"type": "text", "text": "what is in a.txt?"}]
     )
     requests = len(run.requests)
     # Going back to a user message (what /undo does) puts its text back into the editor.

@@ -325,3 +325,14 @@ def test_resolution_does_not_need_the_rest_of_the_settings_to_be_valid(
 ) -> None:
     write_json(global_settings, {"theme": 5, "compaction": {"reserveTokens": 7}})
     assert settings(agent_dir, project_dir).compaction_for("p", "m").reserve_tokens == 7
+
+
+def test_reserve_tokens_set_is_recorded_for_the_small_window_rule() -> None:
+    from knightcode._config.compaction_settings import resolve_compaction
+
+    assert not resolve_compaction(None, "p", "m").reserve_tokens_set
+    assert not resolve_compaction({"keepRecentTokens": 10}, "p", "m").reserve_tokens_set
+    assert resolve_compaction({"reserveTokens": 10}, "p", "m").reserve_tokens_set
+    override = {"modelOverrides": {"p/m": {"reserveTokens": 10}}}
+    assert resolve_compaction(override, "p", "m").reserve_tokens_set
+    assert not resolve_compaction(override, "p", "other").reserve_tokens_set

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from knightcode.testing import text_reply, tool_call, tool_call_reply
@@ -33,7 +34,9 @@ def test_type_submit_answer_and_ctrl_d_exit_with_the_session_complete(
     assert ui.wait_exit() == 0
     messages = [e["message"] for e in _entries(scripted) if e["type"] == "message"]
     assert [m["role"] for m in messages] == ["user", "assistant"]  # type: ignore[index]
-    assert scripted.server.requests[0].body["messages"][-1]["content"] == "hi there"
+    assert scripted.server.requests[0].body["messages"][-1]["content"] == [
+        {"type": "text", "text": "hi there"}
+    ]
 
 
 def test_finished_messages_stay_in_the_terminal_scrollback(
@@ -87,13 +90,18 @@ def test_escape_interrupts_a_long_stream_then_a_new_prompt_is_answered(
     ui.send_keys("Enter")
     ui.wait_for("fresh answer")
     last = scripted.server.requests[-1].body["messages"]
-    assert last[-1]["content"] == "short please"
+    assert last[-1]["content"] == [{"type": "text", "text": "short please"}]
     # The interrupted answer is recorded (and, like the reference, not sent back to the model).
-    stops = [
-        e["message"].get("stopReason")  # type: ignore[union-attr]
-        for e in _entries(scripted)
-        if e["type"] == "message" and e["message"]["role"] == "assistant"  # type: ignore[index]
-    ]
+    # The screen shows the answer a moment before its entry is written: wait for it (5 s at most).
+    for _ in range(50):
+        stops = [
+            e["message"].get("stopReason")  # type: ignore[union-attr]
+            for e in _entries(scripted)
+            if e["type"] == "message" and e["message"]["role"] == "assistant"  # type: ignore[index]
+        ]
+        if len(stops) == 2:
+            break
+        time.sleep(0.1)
     assert stops == ["aborted", "stop"]
 
 
@@ -119,10 +127,8 @@ def test_enter_while_working_steers_and_alt_enter_queues_a_follow_up(
     ui.wait_for("Follow-up: and then this")
     ui.wait_for("saw the follow-up", timeout=20)
     bodies = [r.body["messages"] for r in scripted.server.requests]
-    assert bodies[1][-1]["content"] == "steer this way" or any(
-        m.get("content") == "steer this way" for m in bodies[1]
-    )
-    assert bodies[2][-1]["content"] == "and then this"
+    assert any(m.get("content") == [{"type": "text", "text": "steer this way"}] for m in bodies[1])
+    assert bodies[2][-1]["content"] == [{"type": "text", "text": "and then this"}]
 
 
 def test_alt_up_brings_queued_messages_back_to_the_editor(
@@ -198,8 +204,8 @@ def test_starting_with_a_message_submits_it(scripted: Scripted, launch: Launch) 
     scripted.server.add(text_reply("read your spec"))
     ui = launch("summarise", "@spec.txt")
     ui.wait_for("read your spec")
-    sent = scripted.server.requests[0].body["messages"][-1]["content"]
-    assert "the spec says 42" in sent and "summarise" in sent
+    (sent,) = scripted.server.requests[0].body["messages"][-1]["content"]
+    assert "the spec says 42" in sent["text"] and "summarise" in sent["text"]
 
 
 def test_without_a_terminal_model_the_ui_still_opens_and_says_how_to_get_one(
@@ -309,7 +315,7 @@ def test_ctrl_g_edits_the_message_in_the_external_editor(
     ui.send_keys("Enter")
     ui.wait_for("got it")
     assert scripted.server.requests[-1].body["messages"][-1]["content"] == (
-        "rewritten by the editor"
+        [{"type": "text", "text": "rewritten by the editor"}]
     )
 
 

@@ -74,7 +74,10 @@ def test_resume_picks_an_earlier_session_and_shows_it(scripted: Scripted, launch
     ui.wait_for("continued")
     assert len(scripted.session_files()) == 1  # continued in the same file
     sent = scripted.server.requests[-1].body["messages"]
-    assert [m["content"] for m in sent if m["role"] == "user"] == ["an old conversation", "go on"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == [
+        [{"type": "text", "text": "an old conversation"}],
+        [{"type": "text", "text": "go on"}],
+    ]
 
 
 def test_resume_command_inside_the_ui(scripted: Scripted, launch: Launch) -> None:

@@ -27,6 +27,18 @@ MODEL = "tiny-chat"
 _ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
+def _router_env(router: LlamaServer) -> dict[str, str]:
+    """The environment with the router in ``LLAMA_BASE_URL``/``LLAMA_API_KEY`` and no other
+    provider's key."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.endswith("_API_KEY") and not name.startswith("LLAMA_")
+    }
+    env.update(LLAMA_BASE_URL=router.url, LLAMA_API_KEY=KEY)
+    return env
+
+
 @pytest.fixture
 def ui(router: LlamaServer, project_dir: Path, tmp_path: Path) -> Iterator[TmuxSession]:
     """``knightcode`` in tmux as the spec's user starts it: the router in ``LLAMA_BASE_URL``
@@ -36,13 +48,8 @@ def ui(router: LlamaServer, project_dir: Path, tmp_path: Path) -> Iterator[TmuxS
     the prompt inside it (the path through the router is the same).
     """
     router.ensure(set())
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.endswith("_API_KEY") and not name.startswith("LLAMA_")
-    }
+    env = _router_env(router)
     env.pop("NO_COLOR", None)
-    env.update(LLAMA_BASE_URL=router.url, LLAMA_API_KEY=KEY)
     command = [sys.executable, "-m", "knightcode", "--system-prompt", "You are terse."]
     command.append("--no-builtin-tools")
     with TmuxSession.start(command, cwd=project_dir, env=env, width=100, height=30) as tmux:
@@ -102,3 +109,30 @@ def test_llama_loads_a_first_model_on_a_router_with_autoload_off_and_it_answers(
     assert (reply["provider"], reply["model"], reply["stopReason"]) == ("llama.cpp", MODEL, "stop")
     assert reply["content"] == [{"type": "text", "text": "Hello!"}]
     assert reply["usage"]["output"] > 0  # counted by the router
+
+
+def test_starting_on_a_model_that_is_not_loaded_then_llama_load_and_ask(
+    router: LlamaServer, project_dir: Path
+) -> None:
+    """``--model llama.cpp/<id>`` on a router with autoload off and nothing loaded: the UI
+    starts on that model, ``/llama load <id>`` (no dialog) loads it, and the prompt is answered.
+    """
+    router.ensure(set())
+    env = _router_env(router)
+    command = [sys.executable, "-m", "knightcode", "--model", f"llama.cpp/{MODEL}"]
+    command += ["--system-prompt", "You are terse.", "--no-builtin-tools", "--no-session"]
+    try:
+        with TmuxSession.start(command, cwd=project_dir, env=env, width=100, height=30) as ui:
+            ui.wait_for(re.compile(rf"llama\.cpp/{MODEL}\s*$", re.M), timeout=20)  # footer
+            ui.wait_for(f"{MODEL} is not loaded: type /llama load {MODEL}")
+            ui.send_text(f"/llama load {MODEL}")
+            ui.send_keys("Enter")
+            ui.wait_for(f"Loaded {MODEL} · context window 2048 tokens", timeout=30)
+            assert router.statuses()[MODEL]["value"] == "loaded"
+            ui.send_text("hi")
+            ui.send_keys("Enter")
+            ui.wait_for(re.compile(r"^\s*Hello!\s*$", re.M), timeout=30)
+            ui.send_keys("C-d")
+            assert ui.wait_exit() == 0
+    finally:
+        router.ensure(set())  # the router is shared by the whole run: leave nothing loaded

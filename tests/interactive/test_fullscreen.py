@@ -273,8 +273,8 @@ def test_switching_to_fullscreen_and_back_prints_nothing_twice(
     assert history.index("first answer") < history.index("second question")
     sent = scripted.server.requests[-1].body["messages"]
     assert [m["content"] for m in sent if m["role"] == "user"] == [
-        "first question",
-        "second question",
+        [{"type": "text", "text": "first question"}],
+        [{"type": "text", "text": "second question"}],
     ]  # one session throughout
 
 

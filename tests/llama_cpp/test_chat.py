@@ -60,7 +60,7 @@ async def test_model_unloaded_by_someone_else(
             final = dict(event["error"])
     assert final["stopReason"] == "error"
     assert "llama.cpp model 'tiny-chat' is not loaded" in final["errorMessage"]
-    assert "load it with /llama first" in final["errorMessage"]
+    assert "load it with /llama load tiny-chat" in final["errorMessage"]
     assert not is_retryable(final)  # type: ignore[arg-type]
 
 

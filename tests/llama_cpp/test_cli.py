@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .conftest import KEY
+from .conftest import KEY, statuses
 from .servers import LlamaServer, free_port
 
 WEATHER_EXTENSION = """
@@ -139,15 +139,59 @@ def test_json_mode_tool_call_round_trip(
     assert second["content"] == [{"type": "text", "text": "Hello!"}]
 
 
-def test_unloaded_model_with_autoload_off_says_to_load_it(
+def test_unloaded_model_with_autoload_off_starts_and_says_how_to_load_it(
     router: LlamaServer, project_dir: Path
 ) -> None:
     router.ensure(set())
     records, result = run(project_dir, "--model", "llama.cpp/tiny-chat", "hi", url=router.url)
+    # knightcode starts on the model that is not loaded; the prompt says how to load it
+    assert result.returncode == 1, result.stderr
+    (reply,) = assistant_messages(records)
+    assert reply["stopReason"] == "error"
+    assert "llama.cpp model 'tiny-chat' is not loaded" in reply["errorMessage"]
+    assert "load it with /llama load tiny-chat" in reply["errorMessage"]
+
+
+def test_nothing_loaded_start_load_with_the_llama_command_and_answer(
+    router: LlamaServer, project_dir: Path
+) -> None:
+    router.ensure(set())
+    records, result = run(
+        project_dir,
+        "--model",
+        "llama.cpp/tiny-chat",
+        "/llama load tiny-chat",
+        "Say hello",
+        url=router.url,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "info: Loaded tiny-chat · context window 2048 tokens" in result.stderr
+    (reply,) = assistant_messages(records)
+    assert reply["content"] == [{"type": "text", "text": "Hello!"}]
+    assert statuses(router)["tiny-chat"] == "loaded"
+
+
+def test_provider_alone_with_nothing_loaded_says_what_to_type(
+    router: LlamaServer, project_dir: Path
+) -> None:
+    router.ensure(set())
+    records, result = run(project_dir, "--provider", "llama.cpp", "hi", url=router.url)
     assert result.returncode == 2
-    assert "llama.cpp/tiny-chat cannot be used: it is not loaded" in result.stderr
-    assert "load it with /llama first" in result.stderr
+    assert "provider 'llama.cpp' has no model ready:" in result.stderr
+    assert (
+        'knightcode --model llama.cpp/tiny-chat -p "/llama load tiny-chat" "your prompt"'
+        in result.stderr
+    )
+    assert "Traceback" not in result.stderr
     assert records == []
+
+
+def test_provider_alone_picks_the_loaded_model(router: LlamaServer, project_dir: Path) -> None:
+    router.ensure({"tiny-chat"})
+    records, result = run(project_dir, "--provider", "llama.cpp", "Say hello", url=router.url)
+    assert result.returncode == 0, result.stderr
+    (reply,) = assistant_messages(records)
+    assert (reply["model"], reply["content"]) == ("tiny-chat", [{"type": "text", "text": "Hello!"}])
 
 
 def test_autoload_loads_the_selected_model(autoload_router: LlamaServer, project_dir: Path) -> None:

@@ -15,7 +15,7 @@ from .conftest import KEY, Harness, ids
 from .servers import LlamaServer, free_port
 
 
-async def test_autoload_off_lists_only_loaded_and_sleeping_models(
+async def test_autoload_off_lists_unloaded_models_as_not_ready(
     router: LlamaServer, make_harness: Callable[..., Harness]
 ) -> None:
     router.ensure({"tiny-chat"})
@@ -33,13 +33,15 @@ async def test_autoload_off_lists_only_loaded_and_sleeping_models(
     assert [(m.id, m.api) for m in harness.registry.classifiers] == [
         ("tiny-chat", "llama-cpp-classify")
     ]
-    with pytest.raises(
-        UsageError,
-        match=r"llama\.cpp/tiny-tools cannot be used: it is not loaded .*load it with /llama first",
-    ):
-        await harness.registry.resolve("llama.cpp/tiny-tools")
-    with pytest.raises(UsageError, match=r"its last load failed|not loaded"):
-        await harness.registry.resolve("broken", "llama.cpp")
+    # not loaded, autoload off: choosable by name (knightcode starts on it), never a default,
+    # and the reason says what to type
+    waiting = await harness.registry.resolve("llama.cpp/tiny-tools")
+    assert (waiting.id, waiting.kind) == ("tiny-tools", "chat")
+    reason = harness.registry.unavailable_reason("llama.cpp", "tiny-tools")
+    assert reason is not None and "load it with /llama load tiny-tools" in reason
+    await harness.registry.resolve("broken", "llama.cpp")
+    broken = harness.registry.unavailable_reason("llama.cpp", "broken")
+    assert broken is not None and "not loaded" in broken  # (its last load failed, if tried)
 
 
 async def test_resolve_discovers_lazily_and_sees_new_loads(
@@ -48,8 +50,9 @@ async def test_resolve_discovers_lazily_and_sees_new_loads(
     router.ensure(set())
     harness = make_harness(router.url, KEY)
     # never refreshed: the look-up itself asks the router (the CLI resolves --model this way)
-    with pytest.raises(UsageError, match="load it with /llama first"):
-        await harness.registry.resolve("llama.cpp/tiny-chat")
+    waiting = await harness.registry.resolve("llama.cpp/tiny-chat")
+    assert harness.registry.unavailable_reason("llama.cpp", "tiny-chat") is not None
+    assert waiting not in harness.registry.available()
     router.ensure({"tiny-chat"})
     assert (await harness.registry.resolve("llama.cpp/tiny-chat")).context_window == 2048
     assert harness.registry.find_known("llama.cpp", "tiny-chat") is not None
@@ -190,3 +193,13 @@ async def test_a_headless_session_start_does_not_touch_the_router(
     harness.host.context.bind_ui(HeadlessUI(), has_ui=False)
     await harness.host.hooks.session_start(reason="startup", previous_session_file=None)
     assert not harness.ctx._tasks
+
+
+async def test_the_default_pick_is_a_loaded_model_even_with_autoload_on(
+    autoload_router: LlamaServer, make_harness: Callable[..., Harness]
+) -> None:
+    autoload_router.ensure({"tiny-tools"})  # not the router's first model
+    harness = make_harness(autoload_router.url)
+    chosen = await harness.registry.default_model("llama.cpp")
+    assert chosen is not None and chosen.id == "tiny-tools"
+    autoload_router.ensure(set())

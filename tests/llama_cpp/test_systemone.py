@@ -44,7 +44,9 @@ async def test_decision_models_are_classifiers_only(
         ("tiny-decision", "typesafe-system-one"),
         ("tiny-chat", "llama-cpp-classify"),
     }
-    assert {m.id for m in harness.registry.models if m.provider == "llama.cpp"} == {"tiny-chat"}
+    ready = {m.id for m in harness.registry.available() if m.provider == "llama.cpp"}
+    assert ready == {"tiny-chat"}
+    assert "tiny-decision" not in {m.id for m in harness.registry.models}
     with pytest.raises(UsageError, match="it is a decision model: it answers only as a classifier"):
         await harness.registry.resolve("llama.cpp/tiny-decision")
 

@@ -204,7 +204,7 @@ async def test_conversation_conversion(server: ScriptedServer) -> None:
             {
                 "id": "call_1",
                 "type": "function",
-                "function": {"name": "read", "arguments": '{"path": "a"}'},
+                "function": {"name": "read", "arguments": '{"path":"a"}'},
             }
         ],
     }

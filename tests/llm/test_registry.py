@@ -15,7 +15,7 @@ import pytest
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.keys import AuthStorage, clear_command_cache, resolve_config_value
 from knightcode._llm.registry import ModelRegistry
-from knightcode._llm.types import Context, Model, StreamOptions
+from knightcode._llm.types import KNOWN_APIS, Context, Model, StreamOptions
 from knightcode._plugins.definitions import ProviderDefinition
 from knightcode.testing import ScriptedServer, text_reply
 
@@ -69,8 +69,11 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
     assert (
         gpt is not None
         and gpt.base_url == "https://api.openai.com/v1"
-        and gpt.api == "openai-completions"
+        and gpt.api == "openai-responses"
     )
+    azure = registry.find_known("azure-openai-responses", "gpt-5")
+    assert azure is not None and azure.api == "azure-openai-responses" and azure.base_url == ""
+    assert "azure-openai-responses" in registry.providers
     claude = registry.find_known("anthropic", "claude-sonnet-4-5")
     assert claude is not None and claude.api == "anthropic-messages" and claude.cost.input == 3
     assert registry.available() == []
@@ -81,17 +84,18 @@ def test_builtin_providers_need_their_env_keys(agent_dir: Path) -> None:
 
 async def test_default_model(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, environ={"ANTHROPIC_API_KEY": "k"})
-    assert await registry.default_model() == registry.find_known("anthropic", "claude-sonnet-4-5")
+    # The catalogue's default of the first provider with a key (the reference's choice).
+    assert await registry.default_model() == registry.find_known("anthropic", "claude-opus-4-7")
     assert await registry.default_model("openai", "gpt-4.1") == registry.find_known(
         "openai", "gpt-4.1"
     )
     assert await registry.default_model(None, "openai/gpt-5") == registry.find_known(
         "openai", "gpt-5"
     )
-    assert await registry.default_model("openai") == registry.find_known("openai", "gpt-5")
-    # An unknown configured model falls back to the first usable one.
+    assert await registry.default_model("openai") == registry.find_known("openai", "gpt-5.4")
+    # An unknown configured model falls back to the default of a provider with a key.
     assert await registry.default_model("openai", "no-such") == registry.find_known(
-        "anthropic", "claude-sonnet-4-5"
+        "anthropic", "claude-opus-4-7"
     )
     assert (await ModelRegistry(agent_dir, environ={}).default_model()) is None
 
@@ -184,6 +188,9 @@ def test_missing_or_empty_models_json(agent_dir: Path) -> None:
     write_models(agent_dir, "")
     assert ModelRegistry(agent_dir, environ={}).find_known("openai", "gpt-5") is not None
 
+
+API_CHOICES = ", ".join(f'"{api}"' for api in KNOWN_APIS)
+"""How a models.json error lists the APIs knightcode speaks."""
 
 BAD_MODELS_JSON = [
     (
@@ -338,7 +345,7 @@ BAD_MODELS_JSON = [
         },
         (
             'providers.local.api: required (or an "api" on every model): '
-            'one of "openai-completions", "anthropic-messages"; models[1] has none'
+            f"one of {API_CHOICES}; models[1] has none"
         ),
     ),
     (
@@ -675,5 +682,6 @@ async def test_an_unknown_provider_is_named_as_such(agent_dir: Path) -> None:
     from knightcode._llm.registry import ModelRegistry
 
     registry = ModelRegistry(agent_dir, environ={})
-    with pytest.raises(UsageError, match=r"^unknown provider 'nope'; known: anthropic, openai"):
+    known = r"^unknown provider 'nope'; known: amazon-bedrock, anthropic, openai"
+    with pytest.raises(UsageError, match=known):
         await registry.resolve("x", "nope")

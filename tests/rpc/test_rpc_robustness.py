@@ -145,7 +145,9 @@ async def test_a_thousand_hostile_lines_while_a_prompt_runs(rpc: Rpc) -> None:
     entries = rpc.session_lines(session_file)
     messages = [e["message"] for e in entries if e["type"] == "message"]
     assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant"]
-    assert messages[0]["content"] == "keep working" and "gate output" in json.dumps(messages[2])
+    assert messages[0]["content"] == [
+        {"type": "text", "text": "keep working"}
+    ] and "gate output" in json.dumps(messages[2])
     assert len(rpc.server.requests) == 2
 
 

@@ -154,13 +154,47 @@ async def test_export_html_is_standalone_and_escaped(rpc: Rpc) -> None:
     )
     page = path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<title>Demo &lt;session&gt;</title>" in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;quotes&quot;" in page
+    # assistant text is markdown (markdown-it escapes &, <, > and ")
+    assert "&lt;script&gt;alert('x')&lt;/script&gt; &amp; &quot;quotes&quot;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;b&gt;not bold&lt;/b&gt;" in page
-    assert "<script" not in page and "<img" not in page and "<b>" not in page
-    assert "<code>ls</code>" in page  # the tool call is shown
-    assert "http" not in page.split("<body>")[0]  # no external resources in the head
+    assert page.count("<script") == 1  # the viewer's own, allowed by its hash
+    assert "<img" not in page and "<b>" not in page
+    assert "tool call · ls" in page  # the tool call is shown
+    assert "http:" not in page and "https:" not in page  # no external resources
     target = rpc.project / "out" / "t.html"
     assert await client.export_html(str(target)) == str(target) and target.is_file()
+
+
+async def test_export_html_and_the_cli_export_write_the_same_bytes(rpc: Rpc) -> None:
+    import asyncio
+    import os
+    import sys
+
+    rpc.server.add(
+        tool_call_reply([tool_call("c1", "ls", {"path": "."})], text="Looking"),
+        text_reply("Here it is:\n\n```python\nprint(1)\n```"),
+    )
+    client = await rpc.start()
+    await client.prompt_and_wait("list files")
+    session_file = (await client.get_state())["sessionFile"]
+    from_rpc = Path(await client.export_html("rpc.html")).read_bytes()
+    await client.close(timeout=10)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "knightcode",
+        "--export",
+        session_file,
+        "cli.html",
+        cwd=rpc.project,
+        env={**os.environ, "KNIGHTCODE_LOAD_PLUGINS": ""},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    assert out.decode() == f"Exported to: {rpc.project / 'cli.html'}\n"
+    assert (rpc.project / "cli.html").read_bytes() == from_rpc
 
 
 HOOKS_PLUGIN = """

@@ -50,9 +50,11 @@ def state_of(agent: AgentHandle) -> AgentState:
 
 def effective_settings(ctx: HookContext, agent: AgentHandle, model: Model) -> CompactionSettings:
     """The compaction settings for ``model``: ``compaction`` with its ``modelOverrides`` entry
-    applied, ``enabled`` reflecting the session's switch (``set_auto_compaction``).
+    applied, an unset ``reserveTokens`` fitted to the model's window (``for_window``: 30% of a
+    small one), ``enabled`` reflecting the session's switch (``set_auto_compaction``).
 
     :raises knightcode.SettingsError: an invalid value in the settings files
     """
     resolved = ctx.settings.compaction_for(model.provider, model.id)
+    resolved = resolved.for_window(model.context_window)
     return dataclasses.replace(resolved, enabled=agent.auto_compaction_enabled)

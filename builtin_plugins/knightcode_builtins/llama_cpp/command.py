@@ -10,12 +10,15 @@ so the command works wherever a UI answers dialogs: RPC mode now, the terminal U
 * Selecting a loaded (or sleeping) model unloads it; a loading one offers to cancel the load.
 * If the router disconnects, **Retry** reconnects and shows the fresh state — the interrupted
   operation is not replayed — and **Close** ends the command.
+* ``/llama list``, ``/llama load ID`` and ``/llama unload ID`` act without a dialog, in every
+  mode (``command_args``); so does a bare ``/llama`` where nobody can answer (it lists).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from knightcode_builtins.llama_cpp.command_args import follow_load
 from knightcode_builtins.llama_cpp.connection import connection_for
 from knightcode_builtins.llama_cpp.errors import RouterError, RouterUnreachable
 from knightcode_builtins.llama_cpp.loading import wait_until_loaded
@@ -25,7 +28,6 @@ from knightcode_builtins.llama_cpp.router_models import RouterModel
 from knightcode_builtins.llama_cpp.session_model import (
     progress_reporter,
     refresh_registry,
-    sync_session_model,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +43,15 @@ KEEP_OTHERS = "Keep them loaded"
 
 
 async def llama_command(args: str, ctx: HookContext) -> None:
-    """Show the router's models and act on the one the user picks (see the module docstring)."""
+    """Show the router's models and act on the one the user picks (see the module docstring);
+    with arguments (``list``, ``load ID``, ``unload ID``), or where nobody can answer a dialog,
+    act without asking (:mod:`~knightcode_builtins.llama_cpp.command_args`).
+    """
+    if args.strip() or not ctx.has_ui:
+        from knightcode_builtins.llama_cpp.command_args import run_subcommand
+
+        await run_subcommand(args or "list", ctx)
+        return
     while True:
         try:
             await _one_round(ctx)
@@ -108,8 +118,7 @@ async def _act_on(
         return
     window = f" · context window {loaded.n_ctx} tokens" if loaded.n_ctx else ""
     ui.notify(f"Loaded {model.id}{window}", "info")
-    await refresh_registry(ctx)
-    await sync_session_model(ctx, load=False)
+    await follow_load(ctx, model.id)
 
 
 async def _handle_others(

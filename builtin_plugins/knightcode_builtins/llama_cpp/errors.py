@@ -94,7 +94,7 @@ class ModelNotLoaded(RouterError):
     def __init__(self, model_id: str) -> None:
         super().__init__(
             f"llama.cpp model {model_id!r} is not loaded and the router does not load models on "
-            "demand (--no-models-autoload): load it with /llama first.",
+            f"demand (--no-models-autoload): load it with /llama load {model_id}.",
             400,
         )
 

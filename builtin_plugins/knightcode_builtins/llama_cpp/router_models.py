@@ -138,13 +138,18 @@ def discovered_models(
     """The knightcode models for a router's list.
 
     Loaded and sleeping models are selectable; with autoload on, unloaded ones too (the first
-    request loads them). Chat models appear twice: as a chat model and, with the same id, as a
-    ``llama-cpp-classify`` classifier. Decision models appear only as ``typesafe-system-one``
-    classifiers. Everything else is listed in ``unavailable`` with the reason.
+    request loads them). With autoload off, unloaded chat models are listed as *not ready*
+    (in ``models`` and, with the command that loads them, in ``unavailable``): knightcode can
+    start on one, and ``/llama load`` makes it ready. Chat models appear twice: as a chat
+    model and, with the same id, as a ``llama-cpp-classify`` classifier. Decision models
+    appear only as ``typesafe-system-one`` classifiers. Everything else is listed in
+    ``unavailable`` with the reason.
     """
     models: list[Model] = []
     unavailable: dict[str, str] = {}
-    for entry in router_models:
+    # Ready models first (loaded, sleeping), in the router's order otherwise: a default pick
+    # (``--provider llama.cpp`` alone) takes a loaded model even when autoload makes all usable.
+    for entry in sorted(router_models, key=lambda model: not model.selectable):
         usable = entry.selectable or (autoload and entry.status in ("unloaded", "loading"))
         if entry.decision:
             unavailable[entry.id] = (
@@ -156,6 +161,9 @@ def discovered_models(
             continue
         if not usable:
             unavailable[entry.id] = _why_not(entry)
+            if entry.status in ("unloaded", "loading"):
+                # not ready, but choosable by name: knightcode starts on it and /llama loads it
+                models.append(_model(entry, connection, "chat", "openai-completions"))
             continue
         models.append(_model(entry, connection, "chat", "openai-completions"))
         models.append(_model(entry, connection, "classifier", CLASSIFY_API))
@@ -167,7 +175,8 @@ def _why_not(entry: RouterModel) -> str:
         failed = " (its last load failed)" if entry.failed else ""
         return (
             f"it is not loaded{failed} and the router does not load models on demand "
-            "(--no-models-autoload): load it with /llama first"
+            f"(--no-models-autoload): load it with /llama load {entry.id} (from the shell: "
+            f'knightcode --model llama.cpp/{entry.id} -p "/llama load {entry.id}" "your prompt")'
         )
     return f"it is {entry.status} on the router; wait for it or check /llama"
 

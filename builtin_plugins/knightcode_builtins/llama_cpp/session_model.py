@@ -65,6 +65,10 @@ async def sync_session_model(ctx: HookContext, load: bool = True) -> None:
                     await load_model(client, model_id, progress_reporter(ctx, model_id))
                 finally:
                     ctx.ui.set_status(STATUS_KEY, None)
+            elif not state.autoload and entry.status == "unloaded" and ctx.has_ui:
+                # knightcode started (or switched) on a model that is not ready: say how to load
+                # it now rather than at the first prompt
+                ctx.ui.notify(f"{model_id} is not loaded: type /llama load {model_id}", "warning")
     except RouterError as exc:
         ctx.ui.notify(str(exc), "error")
         return

@@ -526,21 +526,23 @@ class AgentSession:
     # --- prompting ----------------------------------------------------------------------------
 
     def user_message(self, text: str, images: list[ImageContent] | None = None) -> UserMessage:
-        """A user message with optional image blocks, shrunk to the providers' limits unless
-        settings ``images.autoResize`` is off (the reference does this for every image the user
-        sends: RPC ``images``, pasted screenshots, ``@file``).
+        """A user message: a text block, then the images. Always a list of blocks, never a bare
+        string, as the reference stores a prompt — clients written for it read
+        ``content[0].text`` in ``get_messages``, the events and the session file.
+
+        Images are shrunk to the providers' limits unless settings ``images.autoResize`` is off
+        (the reference does this for every image the user sends: RPC ``images``, pasted
+        screenshots, ``@file``).
         """
         if images and self.options.auto_resize_images:
             from knightcode._tools.image_resize import resize_image_content
 
             images = [resize_image_content(image) for image in images]
-        if images:
-            return {
-                "role": "user",
-                "content": [{"type": "text", "text": text}, *images],
-                "timestamp": int(time.time() * 1000),
-            }
-        return {"role": "user", "content": text, "timestamp": int(time.time() * 1000)}
+        return {
+            "role": "user",
+            "content": [{"type": "text", "text": text}, *(images or [])],
+            "timestamp": int(time.time() * 1000),
+        }
 
     async def prompt(
         self,

@@ -83,6 +83,8 @@ class RunRequest:
     """``--theme NAME|PATH``: the theme of this run (interactive mode), over setting ``theme``."""
     fullscreen: bool = False
     """``--fullscreen``: the interactive UI in the alternate screen (setting ``fullscreen``)."""
+    export: str | None = None
+    """``--export SESSION``: write the session's HTML viewer (to the first message, if any)."""
     plugin_flags: dict[str, FlagValue] = field(default_factory=dict)
     output: IO[bytes] | None = None
     """The real stdout, when it was taken over before plugins loaded (see ``run_main``)."""
@@ -249,6 +251,7 @@ def make_request(params: Params) -> RunRequest:
         offline=bool(params.get("offline")),
         theme=_text(params, "theme"),
         fullscreen=bool(params.get("fullscreen")),
+        export=_text(params, "export") if "export" in params else None,
         plugin_flags=flags,
     )
 
@@ -295,6 +298,12 @@ def _options() -> list[click.Parameter]:
             type=path,
             metavar="PATH|ID",
             help="Open (or create) this session file, or the session with this id or id prefix.",
+        ),
+        click.Option(
+            ["--export"],
+            metavar="SESSION",
+            help="Write SESSION (path, id or id prefix) as an HTML viewer to OUT (the first "
+            "message; default knightcode-session-<name>.html) and exit.",
         ),
         click.Option(
             ["--session-dir"], type=path, metavar="DIR", help="Keep session files in DIR."
@@ -534,6 +543,10 @@ def read_piped_stdin() -> str | None:
 
 def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
     """Hand the request to its mode."""
+    if request.export is not None:
+        from knightcode._modes.export_cli import run_export
+
+        return run_export(request, plan.settings)
     if request.mode in ("text", "json"):
         import asyncio
 

@@ -10,7 +10,10 @@ Resolution, per ``spec/compaction.md`` "Per-model overrides":
   supplies a valid one, and an invalid value in the matching override is an error too; values in
   overrides of other models are not looked at;
 * every override entry must be an object, whichever model is active;
-* ``enabled`` is global: an override that sets it is rejected rather than silently ignored.
+* ``enabled`` is global: an override that sets it is rejected rather than silently ignored;
+* a ``reserveTokens`` that no file sets shrinks to fit small windows (:meth:`for_window`):
+  min(16384, 30% of the window), so a 4k or 8k local model compacts only when it must. A value
+  the user sets is kept as the spec says, whatever the window.
 
 Works on the raw merged JSON so it needs no pydantic and is judged by the same checks as the
 settings model.
@@ -19,7 +22,7 @@ settings model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knightcode._config.values import (
     InvalidSetting,
@@ -32,6 +35,10 @@ from knightcode._config.values import (
 DEFAULT_RESERVE_TOKENS = 16384
 DEFAULT_KEEP_RECENT_TOKENS = 20000
 
+# The share of the window kept free when reserveTokens is not set: the default reserve is
+# meant for 128k+ windows, and an 8k model would otherwise compact after every turn.
+SMALL_WINDOW_RESERVE_SHARE = 0.3
+
 _BUDGETS = ("reserveTokens", "keepRecentTokens")
 
 
@@ -43,11 +50,23 @@ class CompactionSettings:
     :param reserve_tokens: tokens kept free below the context window; compaction starts when the
         context grows past ``window - reserve_tokens``
     :param keep_recent_tokens: recent tokens kept verbatim after a compaction
+    :param reserve_tokens_set: whether a settings file set ``reserveTokens`` (ordinary value or
+        this model's override); when not, :meth:`for_window` fits the default to the window
     """
 
     enabled: bool = True
     reserve_tokens: int = DEFAULT_RESERVE_TOKENS
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
+    reserve_tokens_set: bool = False
+
+    def for_window(self, context_window: int) -> CompactionSettings:
+        """These settings for a model with ``context_window`` tokens: an unset reserve becomes
+        min(default, 30% of the window); a set one, or an unknown window (0), is kept.
+        """
+        if self.reserve_tokens_set or context_window <= 0:
+            return self
+        fitted = min(self.reserve_tokens, int(context_window * SMALL_WINDOW_RESERVE_SHARE))
+        return replace(self, reserve_tokens=fitted)
 
 
 def resolve_compaction(
@@ -80,6 +99,7 @@ def resolve_compaction(
                 compaction[key], check_non_negative_int, int, ("compaction", key)
             )
 
+    reserve_set = "reserveTokens" in compaction
     override = _matching_override(compaction, provider, model_id)
     if override is not None:
         name, entry = override
@@ -92,11 +112,13 @@ def resolve_compaction(
         for key in _BUDGETS:
             if key in entry:
                 resolved[key] = expect(entry[key], check_non_negative_int, int, (*where, key))
+        reserve_set = reserve_set or "reserveTokens" in entry
 
     return CompactionSettings(
         enabled=enabled,
         reserve_tokens=resolved["reserveTokens"],
         keep_recent_tokens=resolved["keepRecentTokens"],
+        reserve_tokens_set=reserve_set,
     )
 
 

@@ -22,7 +22,7 @@ from knightcode._types.messages import (
     UserMessage,
 )
 
-__all__ = ["build_anthropic_body", "thinking_enabled"]
+__all__ = ["add_thinking", "build_anthropic_body", "thinking_enabled"]
 
 DEFAULT_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 _EFFORT = {
@@ -235,7 +235,7 @@ def convert_messages(
     return out
 
 
-def _thinking(
+def add_thinking(
     model: Model, options: StreamOptions, max_tokens: int, body: dict[str, object]
 ) -> int:
     """Add the thinking parameters; returns the (possibly raised) max_tokens."""
@@ -290,5 +290,5 @@ def build_anthropic_body(
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if thinking_enabled(model, options):
-        body["max_tokens"] = _thinking(model, options, max_tokens, body)
+        body["max_tokens"] = add_thinking(model, options, max_tokens, body)
     return body

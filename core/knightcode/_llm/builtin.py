@@ -1,17 +1,41 @@
-"""Built-in providers: endpoints, the environment variables holding their keys, a few models.
+"""Built-in providers: the model catalogue shipped as package data (``catalogue.json``).
 
-This is data, kept deliberately small: the usual models of each provider, in the same shape as
-a models.json provider (camelCase, prices in dollars per million tokens). models.json can add
-models to these providers, override fields of these models (``modelOverrides``) or point a
-provider at a proxy (``baseUrl``). The first model of the first provider with a key is the
-default when settings name none.
+The catalogue (context window, max output, input kinds, reasoning, prices, API, base URL of some
+nine hundred hosted models) is generated from the reference's npm package by
+``scripts/model_catalogue.py``; it is data, never edited by hand. Each provider entry has the
+shape of a models.json provider (camelCase, prices in dollars per million tokens) plus ``env``
+(the variables holding its key) and ``default`` (the model chosen when settings name none, as the
+reference's ``defaultModelPerProvider``). models.json can add models to these providers, override
+fields of their models (``modelOverrides``) or point a provider at a proxy (``baseUrl``).
+
+Loading is lazy and once per process: ``--version`` and other commands that need no model never
+read the file. The entries are trusted (a test validates every one of them), so they skip
+models.json's checks, which would cost more than reading the file: a provider that nothing
+changes goes straight to :class:`~knightcode._llm.types.Model` objects (:func:`builtin_models`,
+built once per process); one that models.json or a plugin changes is first turned into
+:class:`~knightcode._llm.models_config.ModelConfig` objects (:func:`model_config`) to merge into.
 """
 
 from __future__ import annotations
 
-from typing import TypedDict
+import functools
+import json
+from pathlib import Path
+from typing import NotRequired, TypedDict, cast
 
-__all__ = ["BUILTIN_PROVIDERS", "BuiltinModel", "BuiltinProvider"]
+from knightcode._llm.models_config import CostConfig, ModelConfig
+from knightcode._llm.types import Model, ModelCost
+
+__all__ = [
+    "BuiltinModel",
+    "BuiltinProvider",
+    "builtin_models",
+    "builtin_providers",
+    "catalogue_source",
+    "model_config",
+]
+
+CATALOGUE = Path(__file__).with_name("catalogue.json")
 
 
 class _Cost(TypedDict):
@@ -31,172 +55,122 @@ class BuiltinModel(TypedDict):
     reasoning: bool
     input: list[str]
     cost: _Cost
+    api: NotRequired[str]
+    baseUrl: NotRequired[str]
+    headers: NotRequired[dict[str, str]]
+    compat: NotRequired[dict[str, object]]
+    thinkingLevelMap: NotRequired[dict[str, str | None]]
 
 
 class BuiltinProvider(TypedDict):
-    """A provider entry: models.json's fields plus ``env``, the variables holding its key."""
+    """A provider entry: models.json's fields plus ``env`` and ``default``."""
 
+    name: str
     baseUrl: str
     api: str
-    env: tuple[str, ...]
+    env: list[str]
+    compat: NotRequired[dict[str, object]]
+    default: NotRequired[str]
     models: list[BuiltinModel]
 
 
-def _m(
-    model_id: str,
-    name: str,
-    context: int,
-    max_tokens: int,
-    price: tuple[float, float, float, float],
-    reasoning: bool = False,
-    images: bool = True,
-) -> BuiltinModel:
-    return {
-        "id": model_id,
-        "name": name,
-        "contextWindow": context,
-        "maxTokens": max_tokens,
-        "reasoning": reasoning,
-        "input": ["text", "image"] if images else ["text"],
-        "cost": {
-            "input": price[0],
-            "output": price[1],
-            "cacheRead": price[2],
-            "cacheWrite": price[3],
-        },
-    }
+class _Catalogue(TypedDict):
+    source: dict[str, str]
+    providers: list[BuiltinProvider]
 
 
-BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
-    "anthropic": {
-        "baseUrl": "https://api.anthropic.com",
-        "api": "anthropic-messages",
-        "env": ("ANTHROPIC_API_KEY",),
-        "models": [
-            _m(
-                "claude-sonnet-4-5",
-                "Claude Sonnet 4.5",
-                200000,
-                64000,
-                (3, 15, 0.3, 3.75),
-                reasoning=True,
-            ),
-            _m(
-                "claude-opus-4-1",
-                "Claude Opus 4.1",
-                200000,
-                32000,
-                (15, 75, 1.5, 18.75),
-                reasoning=True,
-            ),
-            _m(
-                "claude-haiku-4-5",
-                "Claude Haiku 4.5",
-                200000,
-                64000,
-                (1, 5, 0.1, 1.25),
-                reasoning=True,
-            ),
-        ],
-    },
-    "openai": {
-        "baseUrl": "https://api.openai.com/v1",
-        "api": "openai-completions",
-        "env": ("OPENAI_API_KEY",),
-        "models": [
-            _m("gpt-5", "GPT-5", 400000, 128000, (1.25, 10, 0.125, 0), reasoning=True),
-            _m("gpt-5-mini", "GPT-5 mini", 400000, 128000, (0.25, 2, 0.025, 0), reasoning=True),
-            _m("gpt-4.1", "GPT-4.1", 1047576, 32768, (2, 8, 0.5, 0)),
-            _m("o4-mini", "o4-mini", 200000, 100000, (1.1, 4.4, 0.275, 0), reasoning=True),
-        ],
-    },
-    "openrouter": {
-        "baseUrl": "https://openrouter.ai/api/v1",
-        "api": "openai-completions",
-        "env": ("OPENROUTER_API_KEY",),
-        "models": [
-            _m(
-                "anthropic/claude-sonnet-4.5",
-                "Claude Sonnet 4.5 (OpenRouter)",
-                1000000,
-                64000,
-                (3, 15, 0.3, 3.75),
-                reasoning=True,
-            ),
-            _m(
-                "openai/gpt-5",
-                "GPT-5 (OpenRouter)",
-                400000,
-                128000,
-                (1.25, 10, 0.125, 0),
-                reasoning=True,
-            ),
-            _m(
-                "qwen/qwen3-coder",
-                "Qwen3 Coder (OpenRouter)",
-                262144,
-                65536,
-                (0.22, 0.95, 0, 0),
-                images=False,
-            ),
-        ],
-    },
-    "groq": {
-        "baseUrl": "https://api.groq.com/openai/v1",
-        "api": "openai-completions",
-        "env": ("GROQ_API_KEY",),
-        "models": [
-            _m(
-                "openai/gpt-oss-120b",
-                "GPT-OSS 120B (Groq)",
-                131072,
-                65536,
-                (0.15, 0.75, 0, 0),
-                reasoning=True,
-                images=False,
-            ),
-            _m(
-                "llama-3.3-70b-versatile",
-                "Llama 3.3 70B (Groq)",
-                131072,
-                32768,
-                (0.59, 0.79, 0, 0),
-                images=False,
-            ),
-        ],
-    },
-    "mistral": {
-        "baseUrl": "https://api.mistral.ai/v1",
-        "api": "openai-completions",
-        "env": ("MISTRAL_API_KEY",),
-        "models": [
-            _m(
-                "devstral-medium-latest",
-                "Devstral Medium",
-                131072,
-                32768,
-                (0.4, 2, 0, 0),
-                images=False,
-            ),
-            _m("mistral-large-latest", "Mistral Large", 131072, 32768, (2, 6, 0, 0)),
-            _m("codestral-latest", "Codestral", 256000, 32768, (0.3, 0.9, 0, 0), images=False),
-        ],
-    },
-    "xai": {
-        "baseUrl": "https://api.x.ai/v1",
-        "api": "openai-completions",
-        "env": ("XAI_API_KEY",),
-        "models": [
-            _m(
-                "grok-code-fast-1",
-                "Grok Code Fast 1",
-                256000,
-                10000,
-                (0.2, 1.5, 0.02, 0),
-                reasoning=True,
-                images=False,
-            ),
-            _m("grok-4", "Grok 4", 256000, 64000, (3, 15, 0.75, 0), reasoning=True),
-        ],
-    },
-}
+@functools.cache
+def _catalogue() -> _Catalogue:
+    return cast("_Catalogue", json.loads(CATALOGUE.read_bytes()))
+
+
+def builtin_providers() -> dict[str, BuiltinProvider]:
+    """The built-in providers by name, in the reference's order of preference for a default."""
+    return {provider["name"]: provider for provider in _catalogue()["providers"]}
+
+
+def catalogue_source() -> str:
+    """Where the catalogue comes from, e.g. ``@mariozechner/pi-ai@0.73.1``."""
+    source = _catalogue()["source"]
+    return f"{source['package']}@{source['version']}"
+
+
+def model_config(entry: BuiltinModel) -> ModelConfig:
+    """The :class:`ModelConfig` of a catalogue entry, built without models.json's checks."""
+    cost = CostConfig.__new__(CostConfig)
+    prices = entry["cost"]
+    cost.__dict__.update(
+        input=prices["input"],
+        output=prices["output"],
+        cache_read=prices["cacheRead"],
+        cache_write=prices["cacheWrite"],
+        tiers=None,
+        extra={},
+    )
+    config = ModelConfig.__new__(ModelConfig)
+    config.__dict__.update(
+        id=entry["id"],
+        name=entry["name"],
+        api=entry.get("api"),
+        base_url=entry.get("baseUrl"),
+        reasoning=entry["reasoning"],
+        input=entry["input"],
+        context_window=entry["contextWindow"],
+        max_tokens=entry["maxTokens"],
+        cost=cost,
+        headers=entry.get("headers", {}),
+        compat=entry.get("compat", {}),
+        thinking_level_map=entry.get("thinkingLevelMap", {}),
+        sampling_params=None,
+        extra={},
+    )
+    return config
+
+
+_models_cache: dict[str, tuple[BuiltinProvider, tuple[Model, ...]]] = {}
+
+
+def builtin_models(name: str, data: BuiltinProvider) -> tuple[Model, ...]:
+    """The models of built-in provider ``name`` (entry ``data``) as Models, built once per
+    process for the same entry.
+    """
+    cached = _models_cache.get(name)
+    if cached is None or cached[0] is not data:
+        cached = (data, _build_models(name, data))
+        _models_cache[name] = cached
+    return cached[1]
+
+
+def _build_models(name: str, provider: BuiltinProvider) -> tuple[Model, ...]:
+    # Start-up pays for this once per process (~900 models): positional arguments, and the
+    # provider's compat, the empty maps and the input tuples shared where entries add nothing.
+    api, base_url = provider["api"], provider["baseUrl"]
+    compat: dict[str, object] = provider.get("compat", {})
+    empty: dict[str, str] = {}
+    no_levels: dict[str, str | None] = {}
+    inputs: dict[tuple[str, ...], tuple[str, ...]] = {}
+    models = []
+    for entry in provider["models"]:
+        prices = entry["cost"]
+        kinds = tuple(entry["input"])
+        own = entry.get("compat")
+        models.append(
+            Model(
+                name,
+                entry["id"],
+                entry["name"],
+                entry.get("api", api),
+                entry.get("baseUrl", base_url),
+                entry["contextWindow"],
+                entry["maxTokens"],
+                entry["reasoning"],
+                inputs.setdefault(kinds, kinds),
+                ModelCost(
+                    prices["input"], prices["output"], prices["cacheRead"], prices["cacheWrite"]
+                ),
+                entry.get("headers", empty),
+                {**compat, **own} if own else compat,
+                entry.get("thinkingLevelMap", no_levels),
+            )
+        )
+    return tuple(models)

@@ -55,7 +55,11 @@ class DiscoveredModels:
     :param models: the selectable models: chat models (``kind="chat"``) and classifiers
         (``kind="classifier"``); they must all belong to the discovering provider
     :param unavailable: model id -> why it cannot be selected now (e.g. "not loaded: load it
-        with /llama first"); selecting it raises a usage error with that reason
+        with /llama first"); selecting it raises a usage error with that reason. A model in both
+        ``models`` and ``unavailable`` is *not ready*: it can be chosen by name (``--model``,
+        ``/model``) so that knightcode starts and the user can make it ready from inside (a
+        llama.cpp model loaded with ``/llama load``), but it is never picked as a default nor
+        cycled through, and the reason says how to make it ready
     """
 
     models: Sequence[Model] = ()

@@ -72,7 +72,9 @@ RETRYABLE_PATTERN = re.compile(
     r"|server.?error|internal.?error|connection.?error|connection.?refused|other side closed"
     r"|fetch failed|upstream.?connect|reset before headers|terminated|retry delay"
     # … plus what Python's HTTP stack says for the same failures, and Anthropic's 529.
-    r"|\b529\b|connection.?reset|connection.?closed|timed? ?out|timeout|network.?error",
+    r"|\b529\b|connection.?reset|connection.?closed|timed? ?out|timeout|network.?error"
+    # … and the exceptions Bedrock reports inside a stream.
+    r"|throttl|internal.?server|modelStreamError",
     re.IGNORECASE,
 )
 

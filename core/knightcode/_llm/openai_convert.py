@@ -13,6 +13,10 @@ from the base URL:
 * ``supportsStore``: send ``store: false`` (OpenAI keeps completions otherwise);
 * ``requiresToolResultName`` / ``requiresMistralToolIds``: Mistral's rules for tool messages;
 * ``thinkingFormat`` ``"zai"`` / ``"qwen"``: thinking switched by ``enable_thinking``;
+  ``"deepseek"``: ``thinking: {type: enabled|disabled}`` plus ``reasoning_effort``;
+* ``requiresReasoningContentOnAssistantMessages``: DeepSeek wants ``reasoning_content`` (empty
+  when there is none) on every assistant message of a reasoning model;
+* ``zaiToolStream``: ask zai to stream tool-call arguments (``tool_stream``);
 * ``openRouterRouting`` / ``vercelGatewayRouting``: provider-routing preferences, sent as given;
 * ``extraBody``: fields merged into the request body last.
 
@@ -26,9 +30,9 @@ import re
 from typing import Literal, NotRequired, TypedDict
 
 from knightcode._llm.transform import is_same_model, iter_prepared
-from knightcode._llm.transport import dumps_unicode
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
+from knightcode._session.jsonl import dumps as js_dumps
 from knightcode._types.messages import (
     AssistantMessage,
     ImageContent,
@@ -51,6 +55,9 @@ COMPAT_KEYS = frozenset(
         "openRouterRouting",
         "vercelGatewayRouting",
         "extraBody",
+        "supportsLongCacheRetention",  # the Responses API client's
+        "requiresReasoningContentOnAssistantMessages",
+        "zaiToolStream",
     }
 )
 """The ``compat`` switches this client implements."""
@@ -64,6 +71,7 @@ _EFFORT = {
     "max": "high",
 }
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_NON_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 # --- the request's messages, as the chat-completions API spells them ---
 
@@ -145,6 +153,15 @@ def resolve_compat(model: Model) -> dict[str, object]:
     return compat
 
 
+def _call_id(tool_id: str, compat: dict[str, object]) -> str:
+    """A tool-call id this API accepts (the call and its result get the same one)."""
+    if "|" in tool_id:
+        # The Responses API's "call_id|item_id": the call id alone, at most 40 characters
+        # (OpenAI's limit; the item id can be hundreds of characters).
+        tool_id = _NON_ID.sub("_", tool_id.partition("|")[0])[:40]
+    return _mistral_id(tool_id) if compat["requiresMistralToolIds"] else tool_id
+
+
 def _mistral_id(tool_id: str) -> str:
     # Mistral accepts only ids of exactly 9 letters and digits; pad deterministically so a
     # call and its result still match.
@@ -194,7 +211,7 @@ def _assistant(
                     reasoning = {}
                 reasoning.setdefault(field, []).append(block["thinking"])
         elif block["type"] == "toolCall":
-            call_id = _mistral_id(block["id"]) if compat["requiresMistralToolIds"] else block["id"]
+            call_id = _call_id(block["id"], compat)
             if calls is None:
                 calls = []
             calls.append(
@@ -203,9 +220,10 @@ def _assistant(
                     "type": "function",
                     "function": {
                         "name": block["name"],
-                        # json.dumps(arguments, ensure_ascii=False), without building an encoder
-                        # per call: a resumed session has tens of thousands of calls to send.
-                        "arguments": dumps_unicode(block["arguments"]),
+                        # JSON.stringify(arguments), as the reference re-sends them: compact,
+                        # raw Unicode, JavaScript's numbers — the bytes a model's own compact
+                        # arguments arrived as, where Python's spacing would differ.
+                        "arguments": js_dumps(block["arguments"]),
                     },
                 }
             )
@@ -221,6 +239,12 @@ def _assistant(
                 out["reasoning"] = "\n".join(chunks)
     if calls:
         out["tool_calls"] = calls
+    if (
+        model.reasoning
+        and compat.get("requiresReasoningContentOnAssistantMessages")
+        and "reasoning_content" not in out
+    ):
+        out["reasoning_content"] = ""
     return out
 
 
@@ -245,7 +269,7 @@ def _tool_results(
     tool: _ToolMessage = {
         "role": "tool",
         "content": text,
-        "tool_call_id": _mistral_id(call_id) if compat["requiresMistralToolIds"] else call_id,
+        "tool_call_id": _call_id(call_id, compat),
     }
     if compat["requiresToolResultName"]:
         tool["name"] = message["toolName"]
@@ -283,6 +307,16 @@ def convert_messages(model: Model, context: Context, compat: dict[str, object]) 
     return out
 
 
+DEFAULT_MAX_TOKENS_CAP = 32000
+"""The output limit sent when the caller sets none: the model's ``maxTokens``, capped like the
+reference does (``min(maxTokens, 32000)``)."""
+
+
+def default_max_tokens(model: Model) -> int | None:
+    """The reference's default output limit for ``model`` (None when it has no ``maxTokens``)."""
+    return min(model.max_tokens, DEFAULT_MAX_TOKENS_CAP) if model.max_tokens > 0 else None
+
+
 def build_openai_body(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     """The streaming chat-completions request body."""
     compat = resolve_compat(model)
@@ -299,8 +333,9 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
         body["stream_options"] = {"include_usage": True}
     if compat["supportsStore"]:
         body["store"] = False
-    if options.max_tokens:
-        body[str(compat["maxTokensField"])] = options.max_tokens
+    max_tokens = options.max_tokens or default_max_tokens(model)
+    if max_tokens:
+        body[str(compat["maxTokensField"])] = max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if context.tools:
@@ -315,6 +350,8 @@ def build_openai_body(model: Model, context: Context, options: StreamOptions) ->
             }
             for tool in context.tools
         ]
+        if compat.get("zaiToolStream"):
+            body["tool_stream"] = True
     _add_reasoning(body, model, compat, options.reasoning)
     _add_routing(body, compat)
     extra = compat.get("extraBody")
@@ -332,6 +369,13 @@ def _add_reasoning(
     thinking = bool(level) and level != "off"
     if compat["thinkingFormat"] in ("zai", "qwen"):
         body["enable_thinking"] = thinking
+        return
+    if compat["thinkingFormat"] == "deepseek":
+        body["thinking"] = {"type": "enabled" if thinking else "disabled"}
+        if thinking and level is not None:
+            effort = model.thinking_level_map.get(level, _EFFORT[level])
+            if effort is not None:
+                body["reasoning_effort"] = effort
         return
     if not compat["supportsReasoningEffort"]:
         return

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knightcode._config.jsonfile import read_json_object
 from knightcode._config.values import InvalidSetting
-from knightcode._llm.builtin import BuiltinProvider
+from knightcode._llm.builtin import BuiltinProvider, builtin_models, model_config
 from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
     CostConfig,
@@ -56,6 +56,18 @@ class ProviderSpec:
     builtin: bool = False
     origin: str = "built-in"
     auth_header: bool = False
+    default_model: str | None = None
+    """The model chosen when settings name none (the catalogue's, as the reference's)."""
+    catalogue: BuiltinProvider | None = None
+    """A built-in provider nothing has changed: its models are the catalogue's, not yet in
+    :attr:`models` (see :meth:`with_models`)."""
+
+    def with_models(self) -> ProviderSpec:
+        """This spec with the catalogue's models in :attr:`models`, to merge changes into."""
+        if self.catalogue is None:
+            return self
+        models = {m["id"]: model_config(m) for m in self.catalogue["models"]}
+        return dataclasses.replace(self, models=models, catalogue=None)
 
     def where(self, field_name: str) -> str:
         """How an error about one of this provider's fields names it."""
@@ -65,15 +77,16 @@ class ProviderSpec:
 
     @classmethod
     def builtin_spec(cls, name: str, data: BuiltinProvider) -> ProviderSpec:
-        """A spec from an entry of :data:`~knightcode._llm.builtin.BUILTIN_PROVIDERS`."""
-        models = {m["id"]: ModelConfig.parse(m) for m in data["models"]}
+        """A spec from an entry of :func:`~knightcode._llm.builtin.builtin_providers`."""
         return cls(
             name,
             data["baseUrl"],
             data["api"],
             env_keys=tuple(data["env"]),
-            models=models,
+            compat=dict(data.get("compat", {})),
             builtin=True,
+            default_model=data.get("default"),
+            catalogue=data,
         )
 
 
@@ -84,6 +97,7 @@ def plugin_spec(definition: ProviderDefinition, existing: ProviderSpec | None) -
     """
     configs = parse_model_configs(definition.models)
     if existing is not None:
+        existing = existing.with_models()
         spec = dataclasses.replace(
             existing,
             base_url=definition.base_url or existing.base_url,
@@ -138,6 +152,8 @@ def apply_models_file(specs: dict[str, ProviderSpec], path: Path) -> list[str]:
     origin = f"models.json error in {path}"
     for name, config in parsed.providers.items():
         existing = specs.get(name)
+        if existing is not None:
+            existing = existing.with_models()
         if existing is None:
             _check_new_provider(name, config, path)
             spec = ProviderSpec(
@@ -254,11 +270,13 @@ def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
     The reference accepts ``openai-responses``, ``google-generative-ai`` … and many ``compat``
     switches in models.json; such a file must not stop knightcode from starting. A model whose API
     has no client here is listed but unavailable (choosing it says why); an unknown ``compat``
-    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named.
+    key is ignored. A plugin's ``stream`` serves any API, so those providers are not named; nor
+    are built-in or plugin providers that models.json leaves alone (the catalogue lists providers
+    whose clients may not be there yet: nobody configured them, so nothing is worth a warning).
     """
     lines = []
     for spec in specs.values():
-        if spec.stream is not None:
+        if spec.stream is not None or not spec.origin.startswith("models.json"):
             continue
         configs = spec.models.values()
         apis = sorted({api for c in configs if (api := c.api or spec.api)} - set(KNOWN_APIS))
@@ -276,8 +294,11 @@ def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
 
 def build_models(specs: Mapping[str, ProviderSpec]) -> list[Model]:
     """The models of every provider, in provider order, then in the order they were declared."""
-    models = []
+    models: list[Model] = []
     for spec in specs.values():
+        if spec.catalogue is not None:
+            models.extend(builtin_models(spec.name, spec.catalogue))
+            continue
         for config in spec.models.values():
             cost = config.cost
             models.append(

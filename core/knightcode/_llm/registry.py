@@ -39,7 +39,7 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
-from knightcode._llm.builtin import BUILTIN_PROVIDERS
+from knightcode._llm.builtin import builtin_providers
 from knightcode._llm.discovery import DiscoveredState
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
@@ -128,7 +128,8 @@ class ModelRegistry(DynamicModels):
         :raises ConfigError: models.json is invalid
         """
         specs = {
-            name: ProviderSpec.builtin_spec(name, data) for name, data in BUILTIN_PROVIDERS.items()
+            name: ProviderSpec.builtin_spec(name, data)
+            for name, data in builtin_providers().items()
         }
         self.load_errors = []
         for definition in self._plugin_definitions:
@@ -198,8 +199,10 @@ class ModelRegistry(DynamicModels):
 
         A bare id found at several providers resolves to the first one that has a key.
 
-        A reference that matches nothing makes the discovering providers it could belong to look
-        again (a network call): the server may have loaded the model since.
+        A reference that matches nothing, or a model that is not ready, makes the discovering
+        providers it could belong to look again (a network call): the server may have loaded the
+        model since. A model that is still not ready is returned all the same (see
+        ``DiscoveredModels``): the session starts on it and the user makes it ready from inside.
 
         :param provider: restricts the search (``--provider``)
         :raises UsageError: no such model (the message gives the provider's reason when it
@@ -209,7 +212,8 @@ class ModelRegistry(DynamicModels):
             raise UsageError(f"unknown provider {provider!r}; known: {', '.join(self._specs)}")
         found = self._lookup(reference, provider)
         candidates = self._providers_for(reference, provider)
-        if found is None and await self._discover_missing(candidates, signal):
+        stale = found is None or self._not_ready(found)  # the server may have loaded it since
+        if stale and await self._discover_missing(candidates, signal):
             found = self._lookup(reference, provider)
         if found is not None:
             return found
@@ -231,7 +235,8 @@ class ModelRegistry(DynamicModels):
             raise UsageError(
                 f"unknown model {reference!r}{where}; provider {named!r} has: {listing}"
             )
-        known = ", ".join(model.ref for model in self._models[:8])
+        # Models the user can use first: the catalogue's first providers may have no key here.
+        known = ", ".join(model.ref for model in (self.available() or self._models)[:8])
         raise UsageError(f"unknown model {reference!r}{where}; known models include: {known}")
 
     def _providers_for(self, reference: str, provider: str | None) -> list[str]:
@@ -270,7 +275,8 @@ class ModelRegistry(DynamicModels):
         signal: AbortSignal | None = None,
     ) -> Model | None:
         """The model to use when none is asked for: settings ``defaultProvider``/``defaultModel``
-        when they name a known model, else the first model of the first provider with a key.
+        when they name a known model, else (as the reference) the catalogue's default model of
+        the first provider that has a key and that model, else the first usable model.
         """
         if default_model:
             try:
@@ -278,11 +284,16 @@ class ModelRegistry(DynamicModels):
             except UsageError:
                 pass
         elif default_provider:
-            for model in self._models:
-                if model.provider == default_provider:
-                    return model
+            if not self._discovered.asked(default_provider):  # a router: ask it what it has
+                await self._discover_missing([default_provider], signal)
+            models = [
+                model
+                for model in self._models
+                if model.provider == default_provider and not self._not_ready(model)
+            ]
+            return _provider_default(models, self._specs) or (models[0] if models else None)
         available = self.available()
-        return available[0] if available else None
+        return _provider_default(available, self._specs) or (available[0] if available else None)
 
     # --- keys ---
 
@@ -332,14 +343,18 @@ class ModelRegistry(DynamicModels):
 
     def available(self) -> list[Model]:
         """Models whose provider has a key configured (or needs none) and whose API can be
-        spoken: a built-in client's, or any when the provider has a plugin ``stream``.
+        spoken: a built-in client's, or any when the provider has a plugin ``stream``; a
+        discovered model that is not ready (see ``DiscoveredModels``) is left out.
         """
         usable = {provider: self.has_auth(provider) for provider in self._specs}
         return [
             model
             for model in self._models
-            if usable.get(model.provider) and self._has_client(model)
+            if usable.get(model.provider) and self._has_client(model) and not self._not_ready(model)
         ]
+
+    def _not_ready(self, model: Model) -> bool:
+        return self._discovered.why_unavailable(model.provider, model.id) is not None
 
     def _has_client(self, model: Model) -> bool:
         spec = self._specs.get(model.provider)
@@ -384,6 +399,26 @@ class ModelRegistry(DynamicModels):
             events = stream_openai_completions(model, context, prepared, client=self._http())
         elif model.api == "anthropic-messages":
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
+        elif model.api == "openai-responses":
+            # Imported on first use: most sessions never speak this API (start-up time).
+            from knightcode._llm.openai_responses import stream_openai_responses
+
+            events = stream_openai_responses(model, context, prepared, client=self._http())
+        elif model.api == "azure-openai-responses":
+            from knightcode._llm.azure_openai import stream_azure_openai_responses
+
+            events = stream_azure_openai_responses(
+                model, context, prepared, client=self._http(), environ=self.environ
+            )
+        elif model.api == "google-generative-ai":
+            # Imported on first use: most runs never need these clients (start-up time).
+            from knightcode._llm.google_generative import stream_google_generative
+
+            events = stream_google_generative(model, context, prepared, client=self._http())
+        elif model.api == "bedrock-converse-stream":
+            from knightcode._llm.bedrock_converse import stream_bedrock_converse
+
+            events = stream_bedrock_converse(model, context, prepared, client=self._http())
         else:
             yield _config_error(
                 model,
@@ -460,6 +495,15 @@ async def _plugin_stream(
             yield _config_error(
                 model, f"provider {model.provider!r} failed: {type(exc).__name__}: {exc}"
             )
+
+
+def _provider_default(models: Sequence[Model], specs: Mapping[str, ProviderSpec]) -> Model | None:
+    """The first of ``models`` that is its provider's default model, in provider order."""
+    for model in models:
+        spec = specs.get(model.provider)
+        if spec is not None and spec.default_model == model.id:
+            return model
+    return None
 
 
 def _model_id_for(reference: str, provider: str, explicit: str | None) -> str:

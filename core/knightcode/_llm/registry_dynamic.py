@@ -116,10 +116,17 @@ class DynamicModels:
 
     def unavailable_reason(self, provider: str, model_id: str) -> str | None:
         """Why ``provider/model_id`` cannot be selected, when its discovering provider said so
-        (e.g. "it is not loaded …: load it with /llama first") or could not be reached; None
+        (e.g. "it is not loaded …: load it with /llama load ID") or could not be reached; None
         otherwise. A model picker shows this instead of a bare "not found".
         """
         return self._discovered.why_unavailable(provider, model_id)
+
+    def unavailable_reasons(self, provider: str) -> dict[str, str]:
+        """Every model ``provider`` reported it cannot serve now, with the reason (empty when it
+        was never asked); the start-up error for ``--provider`` alone lists them.
+        """
+        found = self._discovered.found.get(provider)
+        return dict(found.unavailable) if found is not None else {}
 
     async def find_classifier(
         self, provider: str, model_id: str, *, signal: AbortSignal | None = None

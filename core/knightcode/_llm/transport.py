@@ -24,7 +24,6 @@ __all__ = [
     "StreamFailed",
     "compact_json",
     "describe_transport_error",
-    "dumps_unicode",
     "encode_body",
     "encode_body_chunks",
     "open_stream",
@@ -63,7 +62,6 @@ _CHUNK_BYTES = 1 << 18  # encode_body_chunks makes chunks of about this size
 _LARGE_LIST = 64  # a body list at least this long (messages) is encoded item by item
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_arguments_encoder = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False)
 _make_c_encoder = getattr(json.encoder, "c_make_encoder", None)  # absent outside CPython
 
 
@@ -99,9 +97,6 @@ def _reusable(encoder: json.JSONEncoder) -> Callable[[object], str]:
 
 compact_json = _reusable(_encoder)
 """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, built once."""
-
-dumps_unicode = _reusable(_arguments_encoder)
-"""``json.dumps(value, ensure_ascii=False)`` (tool-call arguments), built once."""
 
 _compact_ascii = _reusable(json.JSONEncoder(separators=(",", ":")))
 
@@ -205,9 +200,13 @@ async def open_stream(
     body: dict[str, object],
     options: StreamOptions,
     signal: AbortSignal,
+    sign: Callable[[list[bytes]], Mapping[str, str]] | None = None,
 ) -> httpx.Response:
     """Apply ``on_payload``, POST ``body`` and return the streaming response once its status is
     known to be a success.
+
+    :param sign: request signing (Bedrock's SigV4): called with the encoded body, returns
+        headers to add; the signature covers the body as it is finally sent
 
     :raises StreamFailed: an HTTP error status (message ``"<status> <reason>: <provider message>"``)
         or a transport failure
@@ -222,6 +221,8 @@ async def open_stream(
     retries = options.max_retries or 0
     # A body sent more than once is kept whole; otherwise its messages are freed as encoded.
     chunks = encode_body_chunks(body, release=options.on_payload is None and not retries)
+    if sign is not None:
+        headers = {**headers, **sign(chunks)}
     attempt = 0
     while True:
         try:
@@ -361,7 +362,7 @@ def _message_of(data: object) -> str:
         if isinstance(message, str) and message:
             return message
         return json.dumps(error, ensure_ascii=False)[:_ERROR_TEXT_LIMIT]
-    for key in ("message", "detail"):
+    for key in ("message", "detail", "Message"):  # "Message": AWS's access errors
         value = data.get(key)
         if isinstance(value, str) and value:
             return value

@@ -32,7 +32,14 @@ __all__ = [
     "set_usage",
 ]
 
-KNOWN_APIS = ("openai-completions", "anthropic-messages")
+KNOWN_APIS = (
+    "openai-completions",
+    "anthropic-messages",
+    "openai-responses",
+    "azure-openai-responses",
+    "google-generative-ai",
+    "bedrock-converse-stream",
+)
 """Wire protocols knightcode has a client for; plugins may serve others through ``stream``."""
 
 

@@ -157,6 +157,10 @@ async def _model_without_flag(
             )
         chosen = await registry.default_model(request.provider, None)
         if chosen is None or chosen.provider != request.provider:
+            reasons = registry.unavailable_reasons(request.provider)
+            if reasons:  # e.g. a llama.cpp router with nothing loaded: say how to load one
+                listing = "".join(f"\n  {model_id}: {why}" for model_id, why in reasons.items())
+                raise UsageError(f"provider {request.provider!r} has no model ready:{listing}")
             raise ConfigError(f"provider {request.provider!r} has no models")
         return chosen
     if recorded is not None:

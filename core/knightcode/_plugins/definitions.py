@@ -164,8 +164,9 @@ class ProviderDefinition:
     """A model provider (an endpoint plus its models).
 
     :param name: provider name used in ``provider/model`` ids
-    :param api: wire protocol, ``"openai-completions"`` or ``"anthropic-messages"``, or a custom one
-        served by ``stream``
+    :param api: wire protocol, ``"openai-completions"``, ``"anthropic-messages"``,
+        ``"google-generative-ai"`` or ``"bedrock-converse-stream"``, or a custom one served by
+        ``stream``
     :param base_url: endpoint base URL
     :param api_key: a literal key, an environment variable name, or ``!command``
     :param env_keys: environment variables that hold the key (used after ``auth.json``, like the

@@ -40,8 +40,13 @@ __all__ = [
 
 
 class TextContent(TypedDict):
+    """Text. ``textSignature`` is the provider's id for it (the OpenAI Responses API's output
+    message id, sent back so the reasoning before it stays paired).
+    """
+
     type: Literal["text"]
     text: str
+    textSignature: NotRequired[str]
 
 
 class ImageContent(TypedDict):
@@ -63,10 +68,15 @@ class ThinkingContent(TypedDict):
 
 
 class ToolCall(TypedDict):
+    """A tool call; ``thoughtSignature`` is Gemini's encrypted reasoning attached to the call,
+    sent back with it on the next request.
+    """
+
     type: Literal["toolCall"]
     id: str
     name: str
     arguments: dict[str, object]
+    thoughtSignature: NotRequired[str]
 
 
 ContentBlock = TextContent | ImageContent | ThinkingContent | ToolCall

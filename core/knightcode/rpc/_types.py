@@ -67,6 +67,10 @@ class ModelInfo(TypedDict):
     contextWindow: int
     maxTokens: int
     cost: ModelCost
+    thinkingLevelMap: NotRequired[dict[str, str | None]]
+    """models.json ``thinkingLevelMap``, when the model has one (as the reference reports it)."""
+    compat: NotRequired[dict[str, object]]
+    """The model's compatibility switches (``maxTokensField`` …), when it has any."""
 
 
 class ModelList(TypedDict):
@@ -86,7 +90,8 @@ class State(TypedDict):
     followUpMode: QueueMode
     sessionFile: str | None
     sessionId: str
-    sessionName: str | None
+    sessionName: NotRequired[str]
+    """Left out while the session has no name (as the reference does)."""
     autoCompactionEnabled: bool
     messageCount: int
     pendingMessageCount: int

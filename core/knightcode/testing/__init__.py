@@ -26,9 +26,22 @@ Endpoints:
 * ``POST /v1/messages`` — Anthropic messages: ``message_start``, ``content_block_start/delta/stop``
   for thinking (with a signature), text and ``tool_use``, ``message_delta`` with usage and
   ``stop_reason``, ``message_stop``;
+* ``POST …/responses`` — the OpenAI Responses API (also Azure OpenAI's
+  ``/openai/v1/responses?api-version=…``): reasoning items whose summary streams as thinking (with
+  ``encrypted_content`` ``enc-scripted-<n>`` when the request's ``include`` asks for it),
+  ``message`` items, ``function_call`` items (ids ``fc_scripted_<n>_<i>``), then
+  ``response.completed`` with the usage (``response.incomplete`` for ``finish="length"``,
+  ``response.failed`` for a stream error);
+* ``POST …/models/<id>:streamGenerateContent`` — Google Gemini: SSE of whole responses (thought
+  parts with a base64 ``thoughtSignature``, text, ``functionCall`` parts — sent without an id
+  when the scripted call's id is empty), then ``finishReason`` and ``usageMetadata``;
+* ``POST …/model/<id>/converse-stream`` — Amazon Bedrock Converse: an AWS binary event stream
+  with checksums (``reasoningContent``, text and ``toolUse`` deltas, ``messageStop``,
+  ``metadata``; an ``exception`` message for :func:`stream_error_reply`); the request's SigV4
+  ``authorization`` header is recorded like any other;
 * ``GET /v1/models`` — the ``models`` given to the constructor.
 
-The same reply renders in either dialect, so one script serves both clients. Each model request
+The same reply renders in every dialect, so one script serves every client. Each model request
 consumes the next reply; a request with no reply left gets HTTP 500 with a JSON error saying the
 script ran out. ``server.requests`` lists :class:`ScriptedRequest` records (method, path,
 lower-cased headers, parsed JSON body).

@@ -2,11 +2,11 @@
 request.
 
 A :class:`Reply` is provider-neutral (thinking, text, tool calls, usage, a finish reason, or an
-HTTP error); the server renders it as OpenAI chat-completions or Anthropic messages depending on
-the endpoint the request came to. Build replies with the module-level functions rather than the
-class: :func:`text_reply`, :func:`reply`, :func:`tool_call_reply` with :func:`tool_call`,
-:func:`error_reply`, :func:`stream_error_reply`, :func:`drop_reply`, :func:`deltas_reply`,
-:func:`raw_reply`.
+HTTP error); the server renders it as OpenAI chat-completions, Anthropic messages, Gemini or
+Bedrock Converse depending on the endpoint the request came to. Build replies with the
+module-level functions rather than the class: :func:`text_reply`, :func:`reply`,
+:func:`tool_call_reply` with :func:`tool_call`, :func:`error_reply`, :func:`stream_error_reply`,
+:func:`drop_reply`, :func:`deltas_reply`, :func:`raw_reply`.
 """
 
 from __future__ import annotations

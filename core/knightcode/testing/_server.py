@@ -19,8 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Literal, Self
 
-from knightcode.testing import _render as render
+from knightcode.testing import _bedrock_wire as bedrock, _gemini_wire as gemini, _render as render
 from knightcode.testing._replies import Reply
+from knightcode.testing._responses_wire import render_responses
 
 __all__ = ["ScriptedRequest", "ScriptedServer"]
 
@@ -242,6 +243,12 @@ class _Handler(BaseHTTPRequestHandler):
             dialect = "openai"
         elif path.endswith("/messages"):
             dialect = "anthropic"
+        elif path.endswith("/responses"):  # OpenAI Responses API, Azure OpenAI
+            dialect = "responses"
+        elif gemini.is_gemini_path(path):
+            dialect = "gemini"
+        elif bedrock.is_bedrock_path(path):
+            dialect = "bedrock"
         else:
             self._send_json(
                 404,
@@ -310,6 +317,16 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.raw is not None:
             self._send_body(reply.status, reply.raw, reply.content_type, reply.headers)
             return
+        if dialect == "responses":
+            rendered = render_responses(reply, body, serial, model)
+            if isinstance(rendered, list):
+                self._stream(reply, rendered)
+            else:
+                self._send_body(*rendered, reply.headers)
+            return
+        if dialect in ("gemini", "bedrock"):
+            self._answer_streamed(reply, dialect, serial)
+            return
         if reply.status >= 400:
             error = (
                 render.openai_error_body(reply)
@@ -334,10 +351,26 @@ class _Handler(BaseHTTPRequestHandler):
             events = render.anthropic_events(reply, serial, model)
         self._stream(reply, events)
 
-    def _stream(self, reply: Reply, events: list[bytes]) -> None:
+    def _answer_streamed(self, reply: Reply, dialect: str, serial: int) -> None:
+        """Gemini and Bedrock: always streamed (the endpoint says so, not the body)."""
+        if reply.status >= 400:
+            if dialect == "gemini":
+                error, headers = gemini.error_body(reply), dict(reply.headers)
+            else:
+                error, extra = bedrock.error_body(reply)
+                headers = {**extra, **reply.headers}
+            self._send_body(reply.status, error, "application/json", headers)
+        elif dialect == "gemini":
+            self._stream(reply, gemini.events(reply, serial))
+        else:
+            self._stream(reply, bedrock.events(reply, serial), bedrock.CONTENT_TYPE)
+
+    def _stream(
+        self, reply: Reply, events: list[bytes], content_type: str = "text/event-stream"
+    ) -> None:
         chunked = self.server.owner.framing == "chunked"
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Type", content_type)
         self.send_header("Cache-Control", "no-cache")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")

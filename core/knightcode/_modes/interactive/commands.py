@@ -195,7 +195,7 @@ async def _export(app: KnightcodeApp, args: str) -> None:
     target = Path(args).expanduser() if args else Path(f"knightcode-session-{stem}.html")
     if not target.is_absolute():
         target = app.agent.cwd / target
-    page = render_session_html(session, app.agent.model.ref)
+    page = render_session_html(session)
 
     def write() -> None:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -120,7 +120,10 @@ class DialogHost:
                 name=m.name,
                 context_window=m.context_window,
                 available=m.ref in available,
-                reason=None if m.ref in available else f"no key for {m.provider}: /login",
+                reason=None
+                if m.ref in available
+                else registry.unavailable_reason(m.provider, m.id)  # e.g. not loaded: /llama
+                or f"no key for {m.provider}: /login",
                 current=m.ref == current.ref,
             )
             for m in models

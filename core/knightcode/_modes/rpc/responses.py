@@ -86,10 +86,10 @@ def plugin_error(failure: PluginFailure) -> Record:
 
 
 def model_json(model: Model) -> ModelInfo:
-    """A model as RPC clients see it (the reference's ``Model`` shape). Configured headers are
-    left out: they may carry credentials.
+    """A model as RPC clients see it (the reference's ``Model`` shape: ``thinkingLevelMap`` and
+    ``compat`` only when set). Configured headers are left out: they may carry credentials.
     """
-    return {
+    info: ModelInfo = {
         "id": model.id,
         "name": model.name,
         "api": model.api,
@@ -106,13 +106,18 @@ def model_json(model: Model) -> ModelInfo:
             "cacheWrite": model.cost.cache_write,
         },
     }
+    if model.thinking_level_map:
+        info["thinkingLevelMap"] = dict(model.thinking_level_map)
+    if model.compat:
+        info["compat"] = dict(model.compat)
+    return info
 
 
 def state_json(agent: AgentSession, session_name: str | None) -> State:
     """``get_state``: every field of the reference's ``RpcSessionState``."""
     session = agent.session
     file = session.session_file
-    return {
+    state: State = {
         "model": model_json(agent.model),
         "thinkingLevel": agent.thinking_level,
         "isStreaming": agent.is_streaming,
@@ -121,8 +126,10 @@ def state_json(agent: AgentSession, session_name: str | None) -> State:
         "followUpMode": agent.queues.follow_up_mode,
         "sessionFile": str(file) if file is not None else None,
         "sessionId": session.session_id,
-        "sessionName": session_name,
         "autoCompactionEnabled": agent.auto_compaction_enabled,
         "messageCount": len(agent.messages),
         "pendingMessageCount": agent.queues.pending,
     }
+    if session_name is not None:  # the reference leaves it out while unset
+        state["sessionName"] = session_name
+    return state

@@ -151,18 +151,19 @@ async def export_html(ctx: RpcContext, command: c.ExportHtml) -> ExportResult:
     """Writes a standalone HTML transcript; ``outputPath`` relative to the working directory,
     by default ``knightcode-session-<session>.html`` there.
     """
+    from knightcode._modes.export_cli import default_export_name
     from knightcode._modes.rpc.export_html import render_session_html
 
     session = ctx.agent.session
-    stem = session.session_file.stem if session.session_file is not None else session.session_id
+    file = session.session_file or Path(f"{session.session_id}.jsonl")
     target = (
         Path(command.outputPath).expanduser()
         if command.outputPath
-        else Path(f"knightcode-session-{stem}.html")
+        else Path(default_export_name(file))
     )
     if not target.is_absolute():
         target = Path(ctx.agent.cwd) / target
-    page = render_session_html(session, ctx.agent.model.ref)
+    page = render_session_html(session)
     await asyncio.to_thread(_write_text, target, page)
     return {"path": str(target)}
 
