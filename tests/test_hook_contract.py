@@ -72,6 +72,7 @@ from tests.harness import (
     ANTHROPIC,
     LARGE,
     PROVIDER,
+    REASONING,
     SMALL,
     Builder,
     Run,
@@ -224,10 +225,14 @@ async def drive_every_hook(run: Run, project: Path, recorder: Recorder) -> None:
     run.ctx.append_entry("contract", {"step": 1})
     run.ctx.set_session_name("contract")
     # Model and thinking level.
+    # The level is set on a model that reasons: on one that does not, it stays off (clamped).
+    reasoning = agent.model_registry.find_known(PROVIDER, REASONING)
+    assert reasoning is not None
+    await agent.set_model(reasoning)
+    await agent.set_thinking_level("high")
     large = agent.model_registry.find_known(PROVIDER, LARGE)
     assert large is not None
     await agent.set_model(large)
-    await agent.set_thinking_level("high")
     # A second exchange; a third that overflows, is compacted ("overflow") and retried; a
     # manual compaction (summarized by the server) with instructions, and one that fails
     # (already compacted).
@@ -870,7 +875,7 @@ def test_the_checker_resolves_unions_by_their_discriminator() -> None:
     }
     assert problems(message, AgentMessage, "message") == [
         "message['content'][0]: TextContent requires the key 'text', missing",
-        "message['content'][0]: 'txt' not declared by TextContent (declared: type, text)",
+        "message['content'][0]: 'txt' not declared by TextContent (declared: type, text, textSignature)",
     ]
     assert problems({"role": "robot"}, AgentMessage, "m") == [
         "m: {'role': 'robot'} matches none of UserMessage, AssistantMessage, ToolResultMessage, "

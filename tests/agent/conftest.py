@@ -49,6 +49,18 @@ class Scripted:
             check=False,
         )
 
+    def run_without_model(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run ``knightcode ARGS`` in the project, the model left to settings and defaults."""
+        return subprocess.run(
+            [sys.executable, "-m", "knightcode", *args],
+            cwd=self.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
     def popen(self, *args: str, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
         """Start ``knightcode --model scripted/scripted-model ARGS`` in the project, stdout piped
         (for tests that signal or kill it while it runs)."""

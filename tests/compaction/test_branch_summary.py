@@ -266,3 +266,18 @@ def test_branch_entries_are_taken_newest_first_within_the_budget() -> None:
     messages, _, total = prepare_branch_entries([compaction, first, last], token_budget=110)
     assert [m["role"] for m in messages] == ["user", "user"] and total == 103
     assert len(prepare_branch_entries(chain.entries)[0]) == 4  # no budget: everything
+
+
+async def test_branch_summary_reserve_tokens_bound_what_is_summarized(
+    build: Builder, project_dir: Path
+) -> None:
+    # The model's window is 10 000 tokens: a 9 995 reserve leaves 5 for the branch, which the
+    # newest messages fill; the question that started the branch is left out.
+    settings = {**SETTINGS, "branchSummary": {"reserveTokens": 9995}}
+    run = await build(settings=settings)
+    first_answer, _old_leaf = await explore(run, project_dir)
+    run.server.add(summary_reply("## Goal\nread a.txt"))
+    await bounded(navigate_tree(run.agent, first_answer["id"], summarize=True))
+    prompt = run.prompt_text(3)
+    assert "[Assistant]: it says alpha" in prompt
+    assert "what is in a.txt?" not in prompt

@@ -93,6 +93,17 @@ def test_template_and_skill_in_print_mode(scripted: Scripted) -> None:  # noqa: 
     assert "Use pdftotext.\n</skill>\n\nconvert a.pdf" in second
 
 
+def test_enable_skill_commands_false_sends_the_text_unexpanded(scripted: Scripted) -> None:  # noqa: F811
+    write_skill(scripted.agent_dir / "skills", "pdf-tools", "PDFs", "Use pdftotext.")
+    (scripted.agent_dir / "settings.json").write_text(json.dumps({"enableSkillCommands": False}))
+    scripted.server.add(text_reply("ok"))
+    result = scripted.run("-p", "/skill:pdf-tools convert a.pdf")
+    assert result.returncode == 0, result.stderr
+    body = scripted.server.requests[0].body
+    assert user_texts(body)[-1] == "/skill:pdf-tools convert a.pdf"
+    assert "pdf-tools" in system_text(body)  # still listed for the model to load itself
+
+
 def test_template_in_json_mode_is_recorded_expanded(scripted: Scripted) -> None:  # noqa: F811
     write_template(scripted.agent_dir / "prompts", "review", REVIEW)
     scripted.server.add(text_reply("done"))

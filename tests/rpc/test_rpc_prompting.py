@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import io
+
 import pytest
+from PIL import Image
 
 from knightcode.rpc import RpcError
 from knightcode.testing import text_reply, tool_call, tool_call_reply, usage
@@ -201,7 +205,8 @@ async def test_get_state_fields_model_and_thinking_commands(rpc: Rpc) -> None:
     chosen = await client.set_model(PROVIDER, MODEL)
     assert chosen["id"] == MODEL
     state = await client.get_state()
-    assert (state["model"]["id"], state["thinkingLevel"]) == (MODEL, "high")
+    # The switch clamps the level to the model: one that does not reason only has off.
+    assert (state["model"]["id"], state["thinkingLevel"]) == (MODEL, "off")
     with pytest.raises(RpcError, match="Model not found: scripted/nope"):
         await client.set_model(PROVIDER, "nope")
     with pytest.raises(RpcError, match="field 'level'"):
@@ -249,3 +254,18 @@ async def test_prompt_with_an_image(rpc: Rpc) -> None:
     assert user["content"] == [{"type": "text", "text": "what is this?"}, image]
     sent = rpc.server.requests[0].body["messages"][-1]["content"]
     assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}} in sent
+
+
+async def test_a_large_rpc_image_is_shrunk_before_it_is_sent(rpc: Rpc) -> None:
+    out = io.BytesIO()
+    Image.new("RGB", (2500, 2500), (0, 200, 0)).save(out, format="PNG")
+    data = base64.b64encode(out.getvalue()).decode("ascii")
+    rpc.server.add(text_reply("green"))
+    client = await rpc.start(model=OTHER_MODEL)
+    await client.prompt_and_wait(
+        "what is this?", images=[{"type": "image", "data": data, "mimeType": "image/png"}]
+    )
+    sent = rpc.server.requests[0].body["messages"][-1]["content"]
+    (part,) = [p for p in sent if p["type"] == "image_url"]
+    payload = part["image_url"]["url"].split(",", 1)[1]
+    assert Image.open(io.BytesIO(base64.b64decode(payload))).size == (2000, 2000)

@@ -84,6 +84,9 @@ class AgentSessionOptions:
     :param context: the session's context, when the caller built it already (start-up builds
         it once)
     :param thinking_level: the reasoning effort (``off`` … ``xhigh``)
+    :param default_thinking_level: settings ``defaultThinkingLevel`` (None: not set), for the
+        level a model switch lands on
+    :param model_thinking_levels: settings ``modelThinkingLevels``, likewise
     :param thinking_budgets: settings ``thinkingBudgets``: token budgets per level for
         budget-based thinking (Anthropic); levels left out keep the provider's default
     :param temperature: ``--temperature``: the sampling temperature sent with every request
@@ -91,6 +94,8 @@ class AgentSessionOptions:
     :param retry: retry settings
     :param block_images: settings ``images.blockImages``: images are replaced by a placeholder
         text in every request
+    :param auto_resize_images: settings ``images.autoResize``: images the user sends and the
+        ``read`` tool returns are shrunk to the providers' limits
     :param steering_mode: ``one-at-a-time`` or ``all``
     :param follow_up_mode: ``one-at-a-time`` or ``all``
     :param tool_timeout_ms: default per-call tool timeout
@@ -116,10 +121,13 @@ class AgentSessionOptions:
     hook_context: HookContext | None = None
     context: SessionContext | None = None
     thinking_level: ThinkingLevel = "off"
+    default_thinking_level: ThinkingLevel | None = None
+    model_thinking_levels: Mapping[str, ThinkingLevel] | None = None
     thinking_budgets: Mapping[str, int] | None = None
     temperature: float | None = None
     retry: RetrySettings = field(default_factory=RetrySettings)
     block_images: bool = False
+    auto_resize_images: bool = True
     steering_mode: Mode = "one-at-a-time"
     follow_up_mode: Mode = "one-at-a-time"
     tool_timeout_ms: int | None = None
@@ -458,20 +466,49 @@ class AgentSession:
     # --- model and thinking level -------------------------------------------------------------
 
     async def set_model(
-        self, model: Model, source: Literal["set", "cycle", "restore"] = "set"
+        self,
+        model: Model,
+        source: Literal["set", "cycle", "restore"] = "set",
+        *,
+        thinking_level: ThinkingLevel | None = None,
     ) -> None:
         """Switch the model for the next request, recorded as a ``model_change`` entry (except
         when restored from the session, which recorded it).
+
+        Unless restored, the thinking level follows the switch as in the reference:
+        ``thinking_level`` (a scoped model's ``:level``), else settings ``modelThinkingLevels``
+        for the model, else ``defaultThinkingLevel``, else the current level — clamped to what
+        the model supports (:mod:`~knightcode._agent.thinking_switch`).
         """
         previous = self._model
         self._model = model
         if source != "restore" and (previous.provider, previous.id) != (model.provider, model.id):
             self._session.append_model_change(model.provider, model.id)
+        if source != "restore":
+            from knightcode._agent.thinking_switch import level_for_model_switch
+
+            options = self.options
+            await self.set_thinking_level(
+                level_for_model_switch(
+                    model,
+                    self._thinking_level,
+                    explicit=thinking_level,
+                    default_level=options.default_thinking_level,
+                    per_model=options.model_thinking_levels,
+                )
+            )
         if self.hooks is not None:
             await self.hooks.model_select(model=model, previous_model=previous, source=source)
 
     async def set_thinking_level(self, level: ThinkingLevel) -> None:
-        """Change the reasoning effort, recorded as a ``thinking_level_change`` entry."""
+        """Change the reasoning effort, recorded as a ``thinking_level_change`` entry.
+
+        The level is clamped to what the model supports, as in the reference (``xhigh`` on a
+        model without it becomes ``high``, anything on a model that does not reason ``off``).
+        """
+        from knightcode._agent.thinking_switch import clamp_thinking_level
+
+        level = clamp_thinking_level(self._model, level)
         previous = self._thinking_level
         if level == previous:
             return
@@ -495,7 +532,15 @@ class AgentSession:
         """A user message: a text block, then the images. Always a list of blocks, never a bare
         string, as the reference stores a prompt — clients written for it read
         ``content[0].text`` in ``get_messages``, the events and the session file.
+
+        Images are shrunk to the providers' limits unless settings ``images.autoResize`` is off
+        (the reference does this for every image the user sends: RPC ``images``, pasted
+        screenshots, ``@file``).
         """
+        if images and self.options.auto_resize_images:
+            from knightcode._tools.image_resize import resize_image_content
+
+            images = [resize_image_content(image) for image in images]
         return {
             "role": "user",
             "content": [{"type": "text", "text": text}, *(images or [])],
@@ -682,6 +727,7 @@ class AgentSession:
             signal=signal,
             shell_path=options.shell_path,
             shell_command_prefix=options.shell_command_prefix,
+            auto_resize_images=options.auto_resize_images,
             agent_dir=options.agent_dir,
             tool_call_id=tool_call_id,
             context=options.hook_context,

@@ -1,7 +1,8 @@
 """Commands the user runs with ``!`` (``!!`` keeps the output out of the model's context).
 
 The command runs through the session's execution backend — or a ``user_bash`` plugin answers it,
-or names another backend — and becomes a ``bashExecution`` message, recorded once the agent is
+or names another backend — in settings ``shellPath`` (else the backend's shell) after settings
+``shellCommandPrefix``, and becomes a ``bashExecution`` message, recorded once the agent is
 idle so it never lands between an assistant's tool calls and their results.
 """
 
@@ -62,6 +63,18 @@ async def run_user_bash(
             exclude_from_context,
         )
     backend = verdict.backend if isinstance(verdict, RunInBackend) else agent.options.backend
+    options = agent.options
+    # Settings shellPath and shellCommandPrefix, as for the bash tool; the message keeps the
+    # command the user typed.
+    script = (
+        f"{options.shell_command_prefix}\n{command}" if options.shell_command_prefix else command
+    )
+    if options.shell_path and not await backend.exists(options.shell_path):
+        raise SessionOperationError(
+            f"Custom shell path not found: {options.shell_path}\n"
+            "Please update shellPath in your settings."
+        )
+    argv = [options.shell_path, "-c", script] if options.shell_path else None
     buffer = OutputBuffer(temp_file_prefix="knightcode-bash")
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
@@ -74,7 +87,8 @@ async def run_user_bash(
     try:
         try:
             result = await backend.exec(
-                shell_command=command,
+                argv,
+                shell_command=None if argv else script,
                 cwd=str(agent.cwd),
                 signal=signal,
                 on_output=on_output,

@@ -11,6 +11,7 @@ import sys
 
 SUBCOMMANDS = (
     "config",
+    "doctor",
     "install",
     "keys",
     "list",

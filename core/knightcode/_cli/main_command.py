@@ -36,6 +36,7 @@ Subcommands:
   knightcode config enable NAME     re-enable a plugin in the user settings
   knightcode config disable NAME    disable a plugin, e.g. builtin:llama.cpp
   knightcode trust [--revoke]       trust this project's .knightcode/ files
+  knightcode doctor [--offline]     check every config file and provider
 
 \b
 A message that starts with a subcommand's name is sent with '--' first:
@@ -658,7 +659,9 @@ def start(request: RunRequest, host: PluginHost, plan: LoadPlan) -> int:
         from knightcode._modes.attachments import split_arguments
         from knightcode._modes.print_mode import run_print_session
 
-        prompts = split_arguments(list(request.messages), Path.cwd())
+        prompts = split_arguments(
+            list(request.messages), Path.cwd(), auto_resize=plan.settings.model.images.auto_resize
+        )
         piped = read_piped_stdin()
         if piped is not None:
             # Piped input leads the first message, like a file attached to it.

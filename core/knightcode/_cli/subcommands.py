@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from knightcode._errors import UsageError
+from knightcode._errors import SettingsError, UsageError
 
 if TYPE_CHECKING:
     from knightcode._plugins.host import PluginHost
@@ -74,6 +74,12 @@ def config_list(as_json: bool, approve: bool, extensions: tuple[Path, ...]) -> N
     from knightcode._cli.resource_rows import resource_rows
 
     assert host.options is not None and host.context is not None  # built from options above
+    try:
+        host.context.settings.model  # noqa: B018 - validates every value
+    except SettingsError as error:  # the listing still helps; say what is wrong and where
+        print(
+            f"knightcode: warning: {error} (knightcode doctor checks every file)", file=sys.stderr
+        )
     resources = resource_rows(host.options, host.context.settings, host.context.project_trusted)
     host_access = _host_access_tools(host)
     if as_json:
@@ -570,10 +576,11 @@ def mcp_logout(name: str) -> None:
 
 
 def _add_package_commands() -> None:
+    from knightcode._cli.doctor import doctor
     from knightcode._cli.keys import keys
     from knightcode._cli.packages import install, list_packages, remove, update
 
-    for command in (install, remove, update, list_packages, keys):
+    for command in (install, remove, update, list_packages, keys, doctor):
         subcommands.add_command(command)
 
 

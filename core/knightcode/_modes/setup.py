@@ -349,6 +349,7 @@ async def load_resources(
     found_resources.plugin_themes = [
         ("plugin", cwd / path) for item in found for path in item.theme_paths
     ]
+    found_resources.skill_commands = settings.model.enable_skill_commands
     return found_resources
 
 
@@ -471,12 +472,15 @@ async def build_agent(
             hook_context=host.context,
             context=context,
             thinking_level=thinking,
+            default_thinking_level=model_settings.default_thinking_level,
+            model_thinking_levels=model_settings.model_thinking_levels,
             thinking_budgets=thinking_budgets(settings),
             temperature=request.temperature,
             retry=RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             ),
             block_images=model_settings.images.block_images,
+            auto_resize_images=model_settings.images.auto_resize,
             steering_mode=model_settings.steering_mode,
             follow_up_mode=model_settings.follow_up_mode,
             tool_timeout_ms=model_settings.tool_timeout_ms,

@@ -97,6 +97,9 @@ class ResourceSet:
     plugin_themes: list[tuple[str, Path]] = field(default_factory=list)
     """``(plugin, path)``: theme files or folders from ``resources_discover`` (the theme
     catalog, :mod:`knightcode._themes.discovery`, reads them)."""
+    skill_commands: bool = True
+    """Settings ``enableSkillCommands``: whether skills are also ``/skill:name`` commands (the
+    system prompt lists them either way)."""
 
     def skill(self, name: str) -> Skill | None:
         """The skill called ``name``, or None."""

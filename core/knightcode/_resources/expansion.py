@@ -37,6 +37,8 @@ def expand_input(text: str, resources: ResourceSet | None) -> str:
         return text
     name, args = split_command(text)
     if name.startswith(SKILL_PREFIX[1:]):
+        if not resources.skill_commands:
+            return text
         skill = resources.skill(name[len(SKILL_PREFIX) - 1 :])
         if skill is None:
             return text

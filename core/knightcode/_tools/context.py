@@ -33,6 +33,8 @@ class ToolContext:
     :param shell_path: settings ``shellPath``: the shell ``bash`` runs (None: the backend's)
     :param shell_command_prefix: settings ``shellCommandPrefix``: prepended to every ``bash``
         command on its own line
+    :param auto_resize_images: settings ``images.autoResize``: ``read`` shrinks images to the
+        providers' limits (2000x2000, 4.5 MB) instead of sending them as they are
     :param agent_dir: the agent directory; its ``bin/`` is put first on ``bash``'s PATH
     :param tool_call_id: the call being executed
     :param context: the plugin context (``ui``, ``settings``, ``agent`` …) while a session runs
@@ -44,6 +46,7 @@ class ToolContext:
     signal: AbortSignal = field(default_factory=AbortSignal)
     shell_path: str | None = None
     shell_command_prefix: str | None = None
+    auto_resize_images: bool = True
     agent_dir: Path | None = None
     tool_call_id: str = ""
     context: HookContext | None = None

@@ -7,6 +7,7 @@ refused before it is opened.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
@@ -17,6 +18,7 @@ from knightcode._tools.backend import ChunkedReads, ExecutionBackend
 from knightcode._tools.context import ToolContext
 from knightcode._tools.errors import OPERATION_ABORTED, ToolError
 from knightcode._tools.image_info import SNIFF_BYTES, detect_image_mime, image_dimensions
+from knightcode._tools.image_resize import dimension_note, resize_image
 from knightcode._tools.path_utils import resolve_read_path
 from knightcode._tools.read_window import READ_CHUNK_SIZE, LineScanner, LineWindow
 from knightcode._tools.results import (
@@ -43,6 +45,8 @@ IMAGE_MAX_DIMENSION = 2000
 IMAGE_MAX_BASE64_BYTES = int(4.5 * 1024 * 1024)
 # Raw bytes whose base64 form reaches that ceiling: reading an image stops past them.
 _IMAGE_MAX_RAW_BYTES = IMAGE_MAX_BASE64_BYTES // 4 * 3
+# With images.autoResize a larger file can still be shrunk; past this it is not even decoded.
+_RESIZABLE_MAX_RAW_BYTES = 64 * 1024 * 1024
 
 READ_PARAMETERS: dict[str, object] = {
     "type": "object",
@@ -58,12 +62,15 @@ READ_PARAMETERS: dict[str, object] = {
 }
 
 
-def _image_result(data: bytes, mime: str) -> ToolResult:
+def _image_result(data: bytes, mime: str, complete: bool) -> ToolResult:
+    """The image as the reference's read tool gives it: a note naming the type, then the image.
+
+    :param complete: ``data`` is the whole file (a larger one was cut off at the raw limit)
+    """
     note = f"Read image file [{mime}]"
-    # knightcode cannot resize images (no imaging library); a payload the providers would refuse
-    # is left out with the reference's notice instead of failing the whole request. Its size is
-    # known without encoding it (and ``data`` may be only the start of such a file).
-    if 4 * ((len(data) + 2) // 3) >= IMAGE_MAX_BASE64_BYTES:
+    if not complete or 4 * ((len(data) + 2) // 3) >= IMAGE_MAX_BASE64_BYTES:
+        # A payload the providers would refuse is left out with the reference's notice instead
+        # of failing the whole request.
         note += "\n[Image omitted: could not be resized below the inline image size limit.]"
         return text_result(note)
     encoded = base64.b64encode(data).decode("ascii")
@@ -80,16 +87,45 @@ def _image_result(data: bytes, mime: str) -> ToolResult:
     return {"content": content, "details": None}
 
 
-async def _image_bytes(head: bytes, chunks: AsyncIterator[bytes]) -> bytes:
-    """The image: ``head`` and the chunks after it, stopping once it is too large to send."""
+async def _resized_image_result(data: bytes, mime: str, complete: bool) -> ToolResult:
+    """Settings ``images.autoResize``: the image fitted into the limits, with the reference's
+    note giving the original size.
+    """
+    resized = await asyncio.to_thread(resize_image, data, mime) if complete else None
+    if resized is None:
+        return text_result(
+            f"Read image file [{mime}]\n"
+            "[Image omitted: could not be resized below the inline image size limit.]"
+        )
+    if not resized.resized:
+        return _image_result(data, mime, complete)
+    note = f"Read image file [{resized.mime}]"
+    extra = dimension_note(resized)
+    if extra:
+        note += f"\n{extra}"
+    content: list[TextContent | ImageContent] = [
+        {"type": "text", "text": note},
+        {
+            "type": "image",
+            "data": base64.b64encode(resized.data).decode("ascii"),
+            "mimeType": resized.mime,
+        },
+    ]
+    return {"content": content, "details": None}
+
+
+async def _image_bytes(head: bytes, chunks: AsyncIterator[bytes], limit: int) -> tuple[bytes, bool]:
+    """The image: ``head`` and the chunks after it, stopping once it is past ``limit`` bytes;
+    and whether it is complete.
+    """
     parts = [head]
     size = len(head)
     async for chunk in chunks:
-        if size > _IMAGE_MAX_RAW_BYTES:
-            break
+        if size > limit:
+            return b"".join(parts), False
         parts.append(chunk)
         size += len(chunk)
-    return b"".join(parts)
+    return b"".join(parts), size <= limit
 
 
 def _text_result(
@@ -148,8 +184,19 @@ async def _file_chunks(backend: ExecutionBackend, path: str) -> AsyncGenerator[b
         yield await backend.read_file(path)
 
 
+async def _image(data: bytes, mime: str, complete: bool, auto_resize: bool) -> ToolResult:
+    if auto_resize:
+        return await _resized_image_result(data, mime, complete)
+    return _image_result(data, mime, complete)
+
+
 async def _read(
-    backend: ExecutionBackend, absolute: str, path: str, offset: object, limit: object
+    backend: ExecutionBackend,
+    absolute: str,
+    path: str,
+    offset: object,
+    limit: object,
+    auto_resize: bool,
 ) -> ToolResult:
     """Stream the file: an image whole (bounded by what can be sent), text through a
     :class:`LineScanner`.
@@ -167,7 +214,9 @@ async def _read(
                     continue
                 mime = detect_image_mime(head[:SNIFF_BYTES])
                 if mime is not None:
-                    return _image_result(await _image_bytes(head, chunks), mime)
+                    cap = _RESIZABLE_MAX_RAW_BYTES if auto_resize else _IMAGE_MAX_RAW_BYTES
+                    data, complete = await _image_bytes(head, chunks, cap)
+                    return await _image(data, mime, complete, auto_resize)
                 chunk, head = head, None
             if not scanner.feed(chunk):
                 eof = False
@@ -175,7 +224,7 @@ async def _read(
     if head is not None:  # a file shorter than the sniffing window
         mime = detect_image_mime(head)
         if mime is not None:
-            return _image_result(head, mime)
+            return await _image(head, mime, True, auto_resize)
         scanner.feed(head)
     return _text_result(scanner.result(eof), path, offset, start, lines)
 
@@ -199,7 +248,14 @@ async def execute_read(
         )
     try:
         async with ctx.signal.scope():
-            result = await _read(backend, absolute, path, args.get("offset"), args.get("limit"))
+            result = await _read(
+                backend,
+                absolute,
+                path,
+                args.get("offset"),
+                args.get("limit"),
+                ctx.auto_resize_images,
+            )
     except Aborted:
         raise ToolError(OPERATION_ABORTED) from None
     except OSError as error:

@@ -63,7 +63,13 @@ async def run_interactive(request: RunRequest, host: PluginHost, plan: LoadPlan)
 
     # Checked before the UI opens: a missing @file is a usage error (exit 2), not a notice.
     initial = (
-        split_arguments(list(request.messages), host.options.cwd) if request.messages else None
+        split_arguments(
+            list(request.messages),
+            host.options.cwd,
+            auto_resize=plan.settings.model.images.auto_resize,
+        )
+        if request.messages
+        else None
     )
     agent = await build_agent(request, host, plan, allow_no_model=True)
     report_session_notices(agent, None)

@@ -263,7 +263,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
                     infos.append(CommandInfo(template.name, template.description + hint, "prompt"))
             infos += [
                 CommandInfo(f"skill:{skill.name}", skill.description, "skill")
-                for skill in resources.skills
+                for skill in (resources.skills if resources.skill_commands else ())
             ]
         return infos
 
@@ -740,6 +740,7 @@ class KnightcodeApp(App[int], inherit_bindings=False):
         the RPC ``bash`` command records it.
         """
         from knightcode._abort import AbortSignal
+        from knightcode._agent.session_ops import SessionOperationError
         from knightcode._agent.user_bash import record_bash_execution, run_user_bash
 
         signal = AbortSignal()
@@ -756,6 +757,9 @@ class KnightcodeApp(App[int], inherit_bindings=False):
             message = await run_user_bash(
                 self.agent, command, exclude_from_context=excluded, signal=signal, on_chunk=on_chunk
             )
+        except SessionOperationError as error:  # a user's mistake (shellPath): no traceback
+            self.transcript.notice(str(error), "error")
+            return
         finally:
             self.shell_signal = None
             self.set_working("Working…" if self.agent.is_streaming else None)

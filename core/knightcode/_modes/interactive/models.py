@@ -83,14 +83,14 @@ async def cycle_model(app: KnightcodeApp, step: int) -> None:
 
 
 async def cycle_thinking(app: KnightcodeApp) -> None:
-    from knightcode._types.messages import THINKING_CYCLE
+    from knightcode._agent.thinking_switch import next_thinking_level
 
     if not app.agent.model.reasoning:
         app.transcript.notice(f"{app.agent.model.ref or 'This model'} does not think")
         return
-    current = app.agent.thinking_level
-    index = THINKING_CYCLE.index(current) if current in THINKING_CYCLE else -1
-    await app.agent.set_thinking_level(THINKING_CYCLE[(index + 1) % len(THINKING_CYCLE)])
+    await app.agent.set_thinking_level(
+        next_thinking_level(app.agent.model, app.agent.thinking_level)
+    )
     app.refresh_footer()
 
 

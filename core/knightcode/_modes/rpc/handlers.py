@@ -35,7 +35,6 @@ from knightcode._modes.rpc.responses import (
     state_json,
     success,
 )
-from knightcode._types.messages import THINKING_CYCLE
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -352,11 +351,12 @@ async def cycle_thinking_level(
     """
     if not ctx.agent.model.reasoning:
         return None
-    current = ctx.agent.thinking_level
-    index = THINKING_CYCLE.index(current) if current in THINKING_CYCLE else -1
-    level = THINKING_CYCLE[(index + 1) % len(THINKING_CYCLE)]
-    await ctx.agent.set_thinking_level(level)
-    return {"level": level}
+    from knightcode._agent.thinking_switch import next_thinking_level
+
+    await ctx.agent.set_thinking_level(
+        next_thinking_level(ctx.agent.model, ctx.agent.thinking_level)
+    )
+    return {"level": ctx.agent.thinking_level}
 
 
 # --- queues, compaction, retry ------------------------------------------------------------------

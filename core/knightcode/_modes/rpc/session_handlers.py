@@ -205,7 +205,7 @@ def get_commands(ctx: RpcContext, command: c.RpcCommand) -> CommandList:
                     "path": str(template.path),
                 }
             )
-        for skill in resources.skills:
+        for skill in resources.skills if resources.skill_commands else ():
             listed.append(
                 {
                     "name": f"skill:{skill.name}",
