@@ -875,7 +875,8 @@ def test_the_checker_resolves_unions_by_their_discriminator() -> None:
     }
     assert problems(message, AgentMessage, "message") == [
         "message['content'][0]: TextContent requires the key 'text', missing",
-        "message['content'][0]: 'txt' not declared by TextContent (declared: type, text, textSignature)",
+        "message['content'][0]: 'txt' not declared by TextContent "
+        "(declared: type, text, textSignature)",
     ]
     assert problems({"role": "robot"}, AgentMessage, "m") == [
         "m: {'role': 'robot'} matches none of UserMessage, AssistantMessage, ToolResultMessage, "
