@@ -14,6 +14,8 @@ SUBCOMMANDS = (
     "install",
     "keys",
     "list",
+    "login",
+    "logout",
     "mcp",
     "remove",
     "sandbox",

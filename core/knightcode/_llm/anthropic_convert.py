@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NotRequired, TypedDict
 
+from knightcode._llm.anthropic_oauth import IDENTITY, is_oauth_token
 from knightcode._llm.transform import iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
@@ -273,11 +274,17 @@ def build_anthropic_body(
         "max_tokens": max_tokens,
         "stream": True,
     }
-    if context.system_prompt:
-        system: _Text = {"type": "text", "text": context.system_prompt}
-        if cache_control:
-            system["cache_control"] = cache_control
-        body["system"] = [system]
+    # A subscription token must present Claude Code's identity first (anthropic_oauth.py).
+    identity = [IDENTITY] if is_oauth_token(options.api_key) else []
+    texts = identity + ([context.system_prompt] if context.system_prompt else [])
+    if texts:
+        blocks: list[_Text] = []
+        for text in texts:
+            system: _Text = {"type": "text", "text": text}
+            if cache_control:
+                system["cache_control"] = cache_control
+            blocks.append(system)
+        body["system"] = blocks
     if context.tools:
         body["tools"] = [
             {

@@ -16,6 +16,7 @@ import httpx
 
 from knightcode._abort import AbortSignal
 from knightcode._llm.anthropic_convert import build_anthropic_body, thinking_enabled
+from knightcode._llm.anthropic_oauth import is_oauth_token, oauth_headers
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
@@ -110,6 +111,11 @@ def _url(model: Model) -> str:
 
 
 def _headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    if is_oauth_token(options.api_key):
+        auth = oauth_headers(options.api_key or "", thinking_enabled(model, options))
+        headers = request_headers(model, options, auth)
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        return headers
     headers = request_headers(model, options, {"x-api-key": options.api_key or ""})
     headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
     if thinking_enabled(model, options):
