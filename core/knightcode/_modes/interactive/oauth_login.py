@@ -83,13 +83,14 @@ async def _wait_cancellable(
     :raises LoginCancelled: the user cancelled
     """
     dialog = asyncio.ensure_future(app.dialogs.select(f"{title} (Esc cancels)", ["Cancel"]))
-    done, _ = await asyncio.wait({flow, dialog}, return_when=asyncio.FIRST_COMPLETED)
-    if flow in done:
+    dialog.add_done_callback(lambda _: flow.cancel())  # a no-op once the flow has ended
+    try:
+        await flow
+    except asyncio.CancelledError:
+        if not dialog.done():
+            raise  # the command itself was cancelled
+        raise LoginCancelled("login cancelled") from None
+    finally:
         dialog.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await dialog
-        return
-    flow.cancel()
-    with contextlib.suppress(asyncio.CancelledError, LoginError):
-        await flow
-    raise LoginCancelled("login cancelled")
