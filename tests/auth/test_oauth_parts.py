@@ -1,0 +1,108 @@
+"""The pieces of the login flows: parsing what the user pastes, the callback server, Copilot's
+hosts, Codex's account claim, and auth.json entries surviving a refresh."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from knightcode._auth import codex, copilot
+from knightcode._auth.credentials import OAuthCredentials
+from knightcode._auth.flow import CallbackServer, LoginError, parse_authorization_input
+from knightcode._auth.tokens import OAuthTokens
+from knightcode._errors import ConfigError
+from knightcode._llm.keys import AuthStorage
+from tests.auth.conftest import now_ms, write_oauth
+from tests.auth.fake_oauth import FakeAuthServer, jwt
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("http://localhost:1455/auth/callback?code=abc&state=xyz", ("abc", "xyz")),
+        ("abc#xyz", ("abc", "xyz")),
+        ("code=abc&state=xyz", ("abc", "xyz")),
+        ("  abc  ", ("abc", None)),
+        ("", (None, None)),
+    ],
+)
+def test_pasted_input(text: str, expected: tuple[str | None, str | None]) -> None:
+    assert parse_authorization_input(text) == expected
+
+
+def test_callback_server_takes_only_its_own_state() -> None:
+    async def scenario() -> tuple[int, int, str]:
+        server = CallbackServer(0, "/callback", "good-state")
+        assert await server.start()
+        url = f"http://127.0.0.1:{server.port}/callback"
+        async with httpx.AsyncClient() as client:
+            wrong = await client.get(url, params={"code": "c1", "state": "other"})
+            right = await client.get(url, params={"code": "c2", "state": "good-state"})
+        assert server.code is not None
+        code = await asyncio.wait_for(server.code, 5)
+        await server.close()
+        return wrong.status_code, right.status_code, code
+
+    wrong, right, code = asyncio.run(scenario())
+    assert (wrong, right, code) == (400, 200, "c2")
+
+
+def test_copilot_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KNIGHTCODE_OAUTH_TEST_BASE", raising=False)
+    token = "tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;sku=x"
+    assert copilot.api_base_url(token, None) == "https://api.business.githubcopilot.com"
+    assert copilot.api_base_url("tid=1", "ghe.example.com") == "https://copilot-api.ghe.example.com"
+    assert copilot.api_base_url("tid=1", None) == "https://api.individual.githubcopilot.com"
+    assert copilot.normalize_domain("https://ghe.example.com/path") == "ghe.example.com"
+    assert copilot.normalize_domain("  ") is None
+    with pytest.raises(LoginError):
+        copilot.normalize_domain("not a domain!")
+
+
+def test_codex_account_claim() -> None:
+    token = jwt({"https://api.openai.com/auth": {"chatgpt_account_id": "acct-9"}})
+    assert codex.account_id(token) == "acct-9"
+    assert codex.account_id("not-a-jwt") is None
+    assert codex.account_id("a.!!!.c") is None
+
+
+def test_unknown_fields_survive_a_round_trip() -> None:
+    entry = {"type": "oauth", "refresh": "r", "access": "a", "expires": 5, "accountId": "x"}
+    credentials = OAuthCredentials.from_entry(entry)
+    assert credentials is not None and credentials.to_entry() == entry
+    assert OAuthCredentials.from_entry({"type": "api_key", "key": "k"}) is None
+
+
+def test_a_refresh_keeps_the_other_entries(fake_auth: FakeAuthServer, agent_dir: Path) -> None:
+    path = agent_dir / "auth.json"
+    path.write_text(json.dumps({"openai": {"type": "api_key", "key": "sk-1"}}))
+    fake_auth.valid_refresh.add("sk-ant-ort01-a")
+    write_oauth(
+        agent_dir,
+        "anthropic",
+        access="sk-ant-oat01-a",
+        refresh="sk-ant-ort01-a",
+        expires=now_ms() - 1,
+        extraField=[1, 2],
+    )
+    renewed = asyncio.run(OAuthTokens(AuthStorage(path)).fresh("anthropic"))
+    data = json.loads(path.read_text())
+    assert data["openai"] == {"type": "api_key", "key": "sk-1"}
+    assert data["anthropic"]["access"] == renewed.access != "sk-ant-oat01-a"
+    assert data["anthropic"]["extraField"] == [1, 2]
+
+
+def test_a_refused_refresh_names_the_way_back(fake_auth: FakeAuthServer, agent_dir: Path) -> None:
+    write_oauth(
+        agent_dir, "github-copilot", access="tid=1", refresh="gho_revoked", expires=now_ms() - 1
+    )
+    tokens = OAuthTokens(AuthStorage(agent_dir / "auth.json"))
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(tokens.fresh("github-copilot"))
+    message = str(caught.value)
+    assert "log in again: /login github-copilot" in message
+    assert "gho_revoked" not in message
