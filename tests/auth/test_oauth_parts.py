@@ -106,3 +106,31 @@ def test_a_refused_refresh_names_the_way_back(fake_auth: FakeAuthServer, agent_d
     message = str(caught.value)
     assert "log in again: /login github-copilot" in message
     assert "gho_revoked" not in message
+
+
+def test_codex_requests_carry_the_account(agent_dir: Path) -> None:
+    """The Codex client is RESP's (``openai-codex-responses``); what the login adds is the token
+    and the account header, checked here on the request options."""
+    from knightcode._auth.providers import apply_credentials
+    from knightcode._llm.registry import ModelRegistry
+    from knightcode._llm.types import StreamOptions
+
+    registry = ModelRegistry(agent_dir)
+    model = next(m for m in registry.models if m.provider == "openai-codex")
+    assert model.api == "openai-codex-responses"
+    assert model.base_url == "https://chatgpt.com/backend-api"
+    credentials = OAuthCredentials("r", "tok", now_ms() + 60_000_000, {"accountId": "acct-7"})
+    _, options = apply_credentials(model, StreamOptions(), credentials)
+    assert options.api_key == "tok"
+    assert options.headers["chatgpt-account-id"] == "acct-7"
+    assert options.headers["OpenAI-Beta"] == "responses=experimental"
+
+
+def test_a_login_makes_the_provider_available(agent_dir: Path) -> None:
+    from knightcode._llm.registry import ModelRegistry
+
+    registry = ModelRegistry(agent_dir, environ={})
+    assert not registry.has_auth("github-copilot")
+    write_oauth(agent_dir, "github-copilot", access="tid=1", refresh="gho", expires=1)
+    assert registry.has_auth("github-copilot")
+    assert any(m.provider == "github-copilot" for m in registry.available())

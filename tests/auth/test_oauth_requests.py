@@ -153,6 +153,7 @@ def test_copilot_request_refreshes_after_a_401(
     assert headers["copilot-integration-id"] == "vscode-chat"
     assert headers["editor-version"].startswith("vscode/")
     assert headers["editor-plugin-version"].startswith("copilot-chat/")
+    assert headers["x-initiator"] == "user" and headers["openai-intent"] == "conversation-edits"
     assert "gho_valid" not in result.stdout + result.stderr + _sessions_text(agent_dir)
 
 

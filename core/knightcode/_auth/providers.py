@@ -114,7 +114,7 @@ def subscription_specs(existing: Mapping[str, ProviderSpec]) -> dict[str, Provid
 
 
 def apply_credentials(
-    model: Model, options: StreamOptions, credentials: OAuthCredentials
+    model: Model, options: StreamOptions, credentials: OAuthCredentials, initiator: str = "user"
 ) -> tuple[Model, StreamOptions]:
     """The model and options of one request made with ``credentials``: the token as the key,
     plus what the provider wants besides (Copilot's API host and editor headers, Codex's
@@ -127,7 +127,7 @@ def apply_credentials(
         headers = {
             **copilot.COPILOT_HEADERS,
             "Openai-Intent": "conversation-edits",
-            "X-Initiator": "user",
+            "X-Initiator": initiator,
             **headers,
         }
     elif model.provider == "openai-codex":

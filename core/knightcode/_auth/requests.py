@@ -11,7 +11,13 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from knightcode._auth.providers import apply_credentials
 from knightcode._auth.tokens import OAuthTokens
 from knightcode._errors import ConfigError
-from knightcode._llm.types import Model, OnResponse, StreamOptions, new_assistant_message
+from knightcode._llm.types import (
+    Context,
+    Model,
+    OnResponse,
+    StreamOptions,
+    new_assistant_message,
+)
 from knightcode._types.stream import AssistantMessageEvent
 
 __all__ = ["stream_with_oauth"]
@@ -20,7 +26,7 @@ Send = Callable[[Model, StreamOptions], AsyncGenerator[AssistantMessageEvent, No
 
 
 async def stream_with_oauth(
-    tokens: OAuthTokens, model: Model, options: StreamOptions, send: Send
+    tokens: OAuthTokens, model: Model, context: Context, options: StreamOptions, send: Send
 ) -> AsyncGenerator[AssistantMessageEvent, None]:
     """Stream one response of ``model`` through ``send`` with the provider's stored login.
 
@@ -34,7 +40,9 @@ async def stream_with_oauth(
         except ConfigError as exc:
             yield _failed(model, str(exc))
             return
-        request_model, request_options = apply_credentials(model, options, credentials)
+        request_model, request_options = apply_credentials(
+            model, options, credentials, initiator=_initiator(context)
+        )
         statuses: list[int] = []
         request_options = dataclasses.replace(
             request_options, on_response=_recorder(request_options, statuses)
@@ -62,6 +70,14 @@ def _recorder(options: StreamOptions, statuses: list[int]) -> OnResponse:
         return inner(status, headers) if inner is not None else None
 
     return record
+
+
+def _initiator(context: Context) -> str:
+    """Who asked for this response: ``"user"`` after a user message, else ``"agent"`` (a
+    follow-up after tool results; Copilot does not count those as premium requests).
+    """
+    messages = context.messages
+    return "user" if not messages or messages[-1].get("role") == "user" else "agent"
 
 
 def _produced(event: AssistantMessageEvent) -> bool:

@@ -387,7 +387,11 @@ class ModelRegistry(DynamicModels):
         ):
             # A subscription login: its token (refreshed when needed) is the key.
             oauth_events = stream_with_oauth(
-                self.oauth, model, options, lambda m, o: self._stream_once(m, spec, context, o)
+                self.oauth,
+                model,
+                context,
+                options,
+                lambda m, o: self._stream_once(m, spec, context, o),
             )
             async with contextlib.aclosing(oauth_events):
                 async for event in oauth_events:
