@@ -11,6 +11,9 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
+from rich.style import Style
+from rich.text import Text
+
 from knightcode._auth.copilot import normalize_domain
 from knightcode._auth.credentials import OAuthCredentials
 from knightcode._auth.flow import LoginCancelled, LoginError
@@ -30,7 +33,11 @@ class _DialogIO:
         self.app = app
 
     def show(self, url: str, instructions: str) -> None:
-        self.app.transcript.notice(f"Open this URL to log in:\n{url}\n{instructions}")
+        # The URL alone on its lines, as a terminal hyperlink: it wraps, and a click (or the
+        # terminal's "copy link") still gets it whole.
+        self.app.transcript.notice("Open this URL to log in:")
+        self.app.transcript.add_renderable(Text(url, style=Style(link=url)))
+        self.app.transcript.notice(instructions)
         open_browser(url)
 
     def progress(self, message: str) -> None:
