@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from knightcode._errors import KnightcodeError
+from knightcode._auth.errors import LoginCancelled, LoginError
 
 __all__ = [
     "CallbackServer",
@@ -41,16 +41,6 @@ SUCCESS_PAGE = (
     "<!doctype html><html><head><meta charset='utf-8'><title>Logged in</title></head>"
     "<body><p>Login successful. Return to your terminal.</p></body></html>"
 )
-
-
-class LoginError(KnightcodeError):
-    """A login or a token refresh failed; the message says why and what to do."""
-
-    exit_code = 1
-
-
-class LoginCancelled(LoginError):
-    """The user cancelled the login (Escape, Ctrl+C)."""
 
 
 class LoginIO(Protocol):

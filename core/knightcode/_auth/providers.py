@@ -10,10 +10,10 @@ their logins.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from knightcode._auth import anthropic, codex, copilot
 from knightcode._auth.credentials import OAuthCredentials
 from knightcode._llm.builtin import BuiltinModel, BuiltinProvider
 from knightcode._llm.providers import ProviderSpec
@@ -34,23 +34,25 @@ class OAuthProvider:
     :param id: the provider name (auth.json key, ``/login`` argument)
     :param name: what the user sees
     :param kind: ``"browser"`` (authorization code) or ``"device"`` (a code typed at GitHub)
-    :param refresh: new credentials from stored ones
+    :param module: the module of its flow (imported when first needed: start-up pays nothing)
     """
 
     id: str
     name: str
     kind: str
-    refresh: Callable[[OAuthCredentials], Awaitable[OAuthCredentials]]
+    module: str
+
+    async def refresh(self, credentials: OAuthCredentials) -> OAuthCredentials:
+        """New credentials from stored ones. :raises LoginError: the provider refused."""
+        flow = importlib.import_module(f"knightcode._auth.{self.module}")
+        refresh: Callable[[OAuthCredentials], Awaitable[OAuthCredentials]] = flow.refresh
+        return await refresh(credentials)
 
 
 OAUTH_PROVIDERS: dict[str, OAuthProvider] = {
-    "anthropic": OAuthProvider(
-        "anthropic", "Anthropic (Claude Pro/Max)", "browser", anthropic.refresh
-    ),
-    "openai-codex": OAuthProvider(
-        "openai-codex", "ChatGPT Plus/Pro (Codex)", "browser", codex.refresh
-    ),
-    "github-copilot": OAuthProvider("github-copilot", "GitHub Copilot", "device", copilot.refresh),
+    "anthropic": OAuthProvider("anthropic", "Anthropic (Claude Pro/Max)", "browser", "anthropic"),
+    "openai-codex": OAuthProvider("openai-codex", "ChatGPT Plus/Pro (Codex)", "browser", "codex"),
+    "github-copilot": OAuthProvider("github-copilot", "GitHub Copilot", "device", "copilot"),
 }
 
 
@@ -120,6 +122,8 @@ def apply_credentials(
     plus what the provider wants besides (Copilot's API host and editor headers, Codex's
     account header).
     """
+    from knightcode._auth import codex, copilot
+
     headers = dict(options.headers)
     if model.provider == "github-copilot":
         base_url = copilot.api_base_url(credentials.access, credentials.text("enterpriseUrl"))

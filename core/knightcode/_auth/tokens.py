@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from knightcode._auth.credentials import OAuthCredentials
-from knightcode._auth.flow import LoginError
+from knightcode._auth.errors import LoginError
 from knightcode._auth.providers import OAUTH_PROVIDERS
 from knightcode._errors import ConfigError
 from knightcode._llm.keys import AuthStorage

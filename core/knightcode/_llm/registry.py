@@ -38,7 +38,6 @@ import httpx
 
 from knightcode._abort import AbortSignal
 from knightcode._auth.providers import subscription_specs
-from knightcode._auth.requests import stream_with_oauth
 from knightcode._auth.tokens import OAuthTokens
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
@@ -386,6 +385,8 @@ class ModelRegistry(DynamicModels):
             and self.oauth.has(model.provider)
         ):
             # A subscription login: its token (refreshed when needed) is the key.
+            from knightcode._auth.requests import stream_with_oauth
+
             oauth_events = stream_with_oauth(
                 self.oauth,
                 model,
