@@ -48,6 +48,7 @@ class FakeAuthServer:
     rejected_tokens: set[str] = field(default_factory=set)
     valid_refresh: set[str] = field(default_factory=set)
     approved: set[str] = field(default_factory=set)
+    enabled: list[str] = field(default_factory=list)
     _grants: dict[str, _Grant] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -171,6 +172,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"access_token": token, "token_type": "bearer"})
         elif path.endswith("/chat/completions"):
             self._chat(body)
+        elif path.startswith("/api.individual.githubcopilot.com/models/"):
+            token = (self.headers.get("authorization") or "").removeprefix("Bearer ")
+            ok = token.startswith("tid=") and body == {"state": "enabled"}
+            if ok:
+                self.owner.enabled.append(path.split("/")[3])
+            self._json(200 if ok else 401, {})
         else:
             self._json(404, {"error": "not_found"})
 

@@ -12,11 +12,15 @@ import asyncio
 import base64
 import re
 import time
-from urllib.parse import urlsplit
+from collections.abc import Sequence
+from urllib.parse import quote, urlsplit
+
+import httpx
 
 from knightcode._auth.credentials import OAuthCredentials
 from knightcode._auth.endpoints import endpoint
 from knightcode._auth.flow import (
+    HTTP_TIMEOUT_SECONDS,
     LOGIN_TIMEOUT_SECONDS,
     LoginError,
     LoginIO,
@@ -24,7 +28,14 @@ from knightcode._auth.flow import (
     post_form,
 )
 
-__all__ = ["COPILOT_HEADERS", "api_base_url", "login", "normalize_domain", "refresh"]
+__all__ = [
+    "COPILOT_HEADERS",
+    "api_base_url",
+    "enable_models",
+    "login",
+    "normalize_domain",
+    "refresh",
+]
 
 # The public client id of the Copilot editor integrations (stored encoded by the reference too).
 CLIENT_ID = base64.b64decode("SXYxLmI1MDdhMDhjODdlY2ZlOTg=").decode()
@@ -69,11 +80,16 @@ def api_base_url(token: str, enterprise: str | None) -> str:
 
 
 async def login(
-    io: LoginIO, *, enterprise: str | None = None, timeout: float = LOGIN_TIMEOUT_SECONDS
+    io: LoginIO,
+    *,
+    enterprise: str | None = None,
+    model_ids: Sequence[str] = (),
+    timeout: float = LOGIN_TIMEOUT_SECONDS,
 ) -> OAuthCredentials:
     """Run the device flow; the new credentials (not yet stored).
 
     :param enterprise: a GitHub Enterprise host (None: github.com)
+    :param model_ids: the models to enable for the account (:func:`enable_models`)
     :raises LoginError: the flow failed or timed out
     """
     domain = enterprise or DEFAULT_DOMAIN
@@ -93,7 +109,38 @@ async def login(
     io.show(uri, f"Enter the code {user_code} there and authorize GitHub Copilot.")
     github_token = await _poll(domain, device_code, seconds, min(lifetime, timeout))
     io.progress("Getting a Copilot token…")
-    return await _exchange(github_token, enterprise)
+    credentials = await _exchange(github_token, enterprise)
+    io.progress("Enabling the Copilot models…")
+    await enable_models(credentials, model_ids)
+    return credentials
+
+
+async def enable_models(credentials: OAuthCredentials, model_ids: Sequence[str]) -> list[str]:
+    """Accept each model's policy for the account, as the reference does after a login: some
+    models (Claude, Grok) answer "model not supported" until then. Failures are ignored (the
+    model may be enabled already, or not offered to this plan).
+
+    :returns: the ids that were enabled
+    """
+    base = api_base_url(credentials.access, credentials.text("enterpriseUrl"))
+    headers = {
+        "Authorization": f"Bearer {credentials.access}",
+        **COPILOT_HEADERS,
+        "openai-intent": "chat-policy",
+        "x-interaction-type": "chat-policy",
+    }
+
+    async def enable(client: httpx.AsyncClient, model_id: str) -> bool:
+        url = f"{base}/models/{quote(model_id, safe='')}/policy"
+        try:
+            response = await client.post(url, json={"state": "enabled"}, headers=headers)
+        except httpx.HTTPError:
+            return False
+        return response.is_success
+
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as client:
+        results = await asyncio.gather(*(enable(client, model_id) for model_id in model_ids))
+    return [model_id for model_id, ok in zip(model_ids, results, strict=True) if ok]
 
 
 async def _poll(domain: str, device_code: str, interval: float, lifetime: float) -> str:

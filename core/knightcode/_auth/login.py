@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 import webbrowser
+from collections.abc import Sequence
 
 from knightcode._auth import anthropic, codex, copilot
 from knightcode._auth.credentials import OAuthCredentials
@@ -19,11 +20,17 @@ __all__ = ["can_open_browser", "log_in", "open_browser"]
 
 
 async def log_in(
-    tokens: OAuthTokens, provider: str, io: LoginIO, *, enterprise: str | None = None
+    tokens: OAuthTokens,
+    provider: str,
+    io: LoginIO,
+    *,
+    enterprise: str | None = None,
+    model_ids: Sequence[str] = (),
 ) -> OAuthCredentials:
     """Run ``provider``'s login and store the credentials in auth.json (0600).
 
     :param enterprise: GitHub Enterprise host (``github-copilot`` only)
+    :param model_ids: the provider's known models (Copilot enables them for the account)
     :raises LoginError: the login failed or was cancelled; nothing is stored then
     :raises KeyError: ``provider`` has no subscription login
     """
@@ -34,7 +41,7 @@ async def log_in(
     elif provider == "openai-codex":
         credentials = await codex.login(io)
     else:
-        credentials = await copilot.login(io, enterprise=enterprise)
+        credentials = await copilot.login(io, enterprise=enterprise, model_ids=model_ids)
     tokens.save(provider, credentials)
     return credentials
 

@@ -88,9 +88,9 @@ def login(provider: str, enterprise: str | None, no_browser: bool) -> None:
         return
     try:
         domain = normalize_domain(enterprise or "")
-        asyncio.run(
-            log_in(registry.oauth, provider, _TerminalIO(not no_browser), enterprise=domain)
-        )
+        models = [model.id for model in registry.models if model.provider == provider]
+        io = _TerminalIO(not no_browser)
+        asyncio.run(log_in(registry.oauth, provider, io, enterprise=domain, model_ids=models))
     except KeyboardInterrupt:
         raise LoginCancelled("login cancelled") from None
     except LoginError as exc:

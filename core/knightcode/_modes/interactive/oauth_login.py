@@ -66,7 +66,13 @@ async def subscription_login(app: KnightcodeApp, provider: str) -> bool:
                 raise LoginCancelled("login cancelled")
             enterprise = normalize_domain(answer)
         flow = asyncio.ensure_future(
-            log_in(registry.oauth, provider, _DialogIO(app), enterprise=enterprise)
+            log_in(
+                registry.oauth,
+                provider,
+                _DialogIO(app),
+                enterprise=enterprise,
+                model_ids=[model.id for model in registry.models if model.provider == provider],
+            )
         )
         if spec.kind == "device":
             await _wait_cancellable(app, flow, "Waiting for the code to be entered at GitHub")
