@@ -36,6 +36,7 @@ Subcommands:
   knightcode config enable NAME     re-enable a plugin in the user settings
   knightcode config disable NAME    disable a plugin, e.g. builtin:llama.cpp
   knightcode trust [--revoke]       trust this project's .knightcode/ files
+  knightcode login PROVIDER         log in (subscription) or store an API key; also logout
 
 \b
 A message that starts with a subcommand's name is sent with '--' first:
