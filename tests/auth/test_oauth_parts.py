@@ -134,3 +134,40 @@ def test_a_login_makes_the_provider_available(agent_dir: Path) -> None:
     write_oauth(agent_dir, "github-copilot", access="tid=1", refresh="gho", expires=1)
     assert registry.has_auth("github-copilot")
     assert any(m.provider == "github-copilot" for m in registry.available())
+
+
+class _PasteIO:
+    """A LoginIO whose user pastes ``answer`` (a test double for the terminal or the dialog)."""
+
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.shown: list[str] = []
+
+    def show(self, url: str, instructions: str) -> None:
+        self.shown.append(url)
+
+    def progress(self, message: str) -> None:
+        self.shown.append(message)
+
+    async def prompt(self, message: str, placeholder: str = "") -> str | None:
+        return self.answer
+
+
+def test_a_taken_port_leaves_pasting() -> None:
+    """When the callback port is taken (another login, another program), the code is pasted."""
+    from knightcode._auth.flow import LoginCancelled, wait_for_code
+
+    async def scenario() -> None:
+        holder = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = holder.sockets[0].getsockname()[1]
+        server = CallbackServer(port, "/callback", "s")
+        assert not await server.start()
+        assert await wait_for_code(None, _PasteIO("the-code#s"), "s") == ("the-code", True)
+        with pytest.raises(LoginCancelled):
+            await wait_for_code(None, _PasteIO(None), "s")
+        with pytest.raises(LoginError, match="no authorization code"):
+            await wait_for_code(None, _PasteIO(""), "s")
+        holder.close()
+        await holder.wait_closed()
+
+    asyncio.run(scenario())
