@@ -17,7 +17,7 @@ import pytest
 from knightcode._auth.tokens import OAuthTokens
 from knightcode._llm.anthropic_oauth import IDENTITY
 from knightcode._llm.keys import AuthStorage
-from knightcode.testing import ScriptedServer, text_reply
+from knightcode.testing import ScriptedServer, text_reply, tool_call, tool_call_reply
 from tests.auth.conftest import now_ms, read_auth, write_oauth
 from tests.auth.fake_oauth import FakeAuthServer
 
@@ -195,3 +195,45 @@ def test_runtime_api_key_wins_over_the_login(
     (request,) = anthropic_server.requests
     assert request.headers["x-api-key"] == "sk-plain"
     assert "authorization" not in request.headers
+
+
+def test_subscription_tools_use_claude_code_names(
+    anthropic_server: ScriptedServer, agent_dir: Path, project_dir: Path
+) -> None:
+    """As the reference: our ``read`` is sent as Claude Code's ``Read``, and a call to ``Read``
+    runs our ``read``; the next request names the earlier call ``Read`` too."""
+    (project_dir / "notes.txt").write_text("remember the milk\n")
+    write_oauth(
+        agent_dir,
+        "anthropic",
+        access="sk-ant-oat01-stored",
+        refresh="r",
+        expires=now_ms() + HOUR_MS,
+    )
+    anthropic_server.add(
+        tool_call_reply([tool_call("t1", "Read", {"path": "notes.txt"})]), text_reply("done")
+    )
+    with anthropic_server:
+        result = _run(project_dir, "-p", "read notes", "--model", "anthropic/claude-test")
+    assert result.returncode == 0, result.stderr
+    first, second = anthropic_server.requests
+    assert isinstance(first.body, dict) and isinstance(second.body, dict)
+    names = [tool["name"] for tool in first.body["tools"]]
+    assert "Read" in names and "read" not in names
+    assert "Bash" in names
+    uses = [
+        block
+        for message in second.body["messages"]
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block["type"] == "tool_use"
+    ]
+    assert [use["name"] for use in uses] == ["Read"]
+    results = [
+        block
+        for message in second.body["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert "remember the milk" in json.dumps(results)  # our read tool ran
