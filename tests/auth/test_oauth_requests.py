@@ -237,3 +237,22 @@ def test_subscription_tools_use_claude_code_names(
         if block["type"] == "tool_result"
     ]
     assert "remember the milk" in json.dumps(results)  # our read tool ran
+
+
+def test_the_event_stream_never_carries_the_token(
+    anthropic_server: ScriptedServer, agent_dir: Path, project_dir: Path
+) -> None:
+    write_oauth(
+        agent_dir,
+        "anthropic",
+        access="sk-ant-oat01-secret",
+        refresh="sk-ant-ort01-secret",
+        expires=now_ms() + HOUR_MS,
+    )
+    anthropic_server.add(text_reply("fine"))
+    with anthropic_server:
+        result = _run(project_dir, "--mode", "json", "-p", "hi", "--model", "anthropic/claude-test")
+    assert result.returncode == 0, result.stderr
+    assert "fine" in result.stdout
+    everything = result.stdout + result.stderr + _sessions_text(agent_dir)
+    assert "sk-ant-oat01-secret" not in everything and "sk-ant-ort01-secret" not in everything
