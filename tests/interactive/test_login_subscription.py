@@ -1,6 +1,6 @@
-"""``/login github-copilot`` in the real UI (tmux), against the fake authorization server: the
+"""``/login`` in the real UI (tmux), against the fake authorization server. Copilot: the
 device code is shown, the test types it "at GitHub", and the login is stored; Escape while
-waiting cancels it."""
+waiting cancels it. Anthropic: the test opens the URL shown, as the browser would."""
 
 from __future__ import annotations
 
@@ -61,3 +61,29 @@ def test_escape_cancels_the_login(
     ui.send_keys("Escape")
     ui.wait_for("login cancelled")
     assert not (agent_dir / "auth.json").exists()
+
+
+def test_anthropic_browser_login_in_the_ui(
+    fake_auth: FakeAuthServer, scripted: Scripted, launch: Launch, agent_dir: Path
+) -> None:
+    """The URL is shown whole (its own lines); the browser's redirect reaches the callback
+    server, the paste dialog goes away by itself, and the login is stored."""
+    ui = launch(width=140, height=40)
+    ui.send_text("/login anthropic")
+    ui.send_keys("Enter")
+    ui.wait_for("Paste the redirect URL")
+    screen = ui.capture()
+    lines = screen.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("http://127.0.0.1"))
+    url = ""
+    for line in lines[start:]:
+        if not line.strip() or line.lstrip().startswith("•"):
+            break
+        url += line.strip()
+    page = httpx.get(url, follow_redirects=True, timeout=10)
+    assert page.status_code == 200, url
+    ui.wait_for("Logged in to Anthropic (Claude Pro/Max)", timeout=20)
+    ui.wait_gone("Paste the redirect URL")
+    entry = json.loads((agent_dir / "auth.json").read_text())["anthropic"]
+    assert entry["type"] == "oauth" and str(entry["access"]).startswith("sk-ant-oat01-fake")
+    assert entry["access"] not in ui.capture()
