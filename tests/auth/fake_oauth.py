@@ -172,6 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"access_token": token, "token_type": "bearer"})
         elif path.endswith("/chat/completions"):
             self._chat(body)
+        elif path == "/api.individual.githubcopilot.com/v1/messages":
+            self._messages(body)
         elif path.startswith("/api.individual.githubcopilot.com/models/"):
             token = (self.headers.get("authorization") or "").removeprefix("Bearer ")
             ok = token.startswith("tid=") and body == {"state": "enabled"}
@@ -229,6 +231,36 @@ class _Handler(BaseHTTPRequestHandler):
         ]
         payload = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
         payload += b"data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _messages(self, body: dict[str, Any]) -> None:
+        """Copilot's Anthropic endpoint: one text answer."""
+        token = (self.headers.get("authorization") or "").removeprefix("Bearer ")
+        self.owner.chat_requests.append(
+            {"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+        )
+        if not token.startswith("tid="):
+            self._json(401, {"type": "error", "error": {"message": "unauthorized"}})
+            return
+        events = [
+            {"type": "message_start", "message": {"id": "m1", "usage": {"input_tokens": 3}}},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "claude via copilot"},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}},
+            {"type": "message_stop"},
+        ]
+        payload = b"".join(
+            f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events
+        )
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Content-Length", str(len(payload)))

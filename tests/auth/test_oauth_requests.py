@@ -256,3 +256,21 @@ def test_the_event_stream_never_carries_the_token(
     assert "fine" in result.stdout
     everything = result.stdout + result.stderr + _sessions_text(agent_dir)
     assert "sk-ant-oat01-secret" not in everything and "sk-ant-ort01-secret" not in everything
+
+
+def test_copilot_claude_models_use_the_anthropic_endpoint(
+    fake_auth: FakeAuthServer, agent_dir: Path, project_dir: Path
+) -> None:
+    token = "tid=9;exp=1;proxy-ep=proxy.individual.githubcopilot.com;"
+    write_oauth(
+        agent_dir, "github-copilot", access=token, refresh="gho_x", expires=now_ms() + HOUR_MS
+    )
+    result = _run(project_dir, "-p", "hi", "--model", "github-copilot/claude-sonnet-4.5")
+    assert result.returncode == 0, result.stderr
+    assert "claude via copilot" in result.stdout
+    (request,) = fake_auth.chat_requests
+    headers = request["headers"]
+    assert headers["authorization"] == f"Bearer {token}"
+    assert "x-api-key" not in headers
+    assert headers["copilot-integration-id"] == "vscode-chat"
+    assert request["body"]["model"] == "claude-sonnet-4.5"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from knightcode._auth.credentials import OAuthCredentials
 from knightcode._llm.builtin import BuiltinModel, BuiltinProvider
+from knightcode._llm.models_config import ModelConfig
 from knightcode._llm.providers import ProviderSpec
 from knightcode._llm.types import Model, StreamOptions
 
@@ -110,7 +111,15 @@ def subscription_specs(existing: Mapping[str, ProviderSpec]) -> dict[str, Provid
             continue
         spec = ProviderSpec.builtin_spec(name, data)
         if name == "github-copilot":
-            spec = dataclasses.replace(spec, compat=dict(_COPILOT_COMPAT))
+            # As the reference: Copilot serves Claude 4 models on its Anthropic endpoint.
+            models = {
+                model["id"]: ModelConfig.parse({**model, "api": "anthropic-messages"})
+                for model in data["models"]
+                if model["id"].startswith("claude-")
+            }
+            spec = dataclasses.replace(
+                spec, compat=dict(_COPILOT_COMPAT), models={**spec.models, **models}
+            )
         specs[name] = spec
     return specs
 

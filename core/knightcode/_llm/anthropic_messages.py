@@ -115,6 +115,13 @@ def _url(model: Model) -> str:
 
 
 def _headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    if model.provider == "github-copilot":
+        # Copilot's Anthropic endpoint takes its token as a bearer token (as the reference).
+        headers = request_headers(model, options, {"authorization": f"Bearer {options.api_key}"})
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        if thinking_enabled(model, options):
+            headers.setdefault("anthropic-beta", "interleaved-thinking-2025-05-14")
+        return headers
     if is_oauth_token(options.api_key):
         auth = oauth_headers(options.api_key or "", thinking_enabled(model, options))
         headers = request_headers(model, options, auth)
