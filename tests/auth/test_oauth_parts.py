@@ -171,3 +171,20 @@ def test_a_taken_port_leaves_pasting() -> None:
         await holder.wait_closed()
 
     asyncio.run(scenario())
+
+
+def test_a_refusal_at_the_provider_ends_the_wait() -> None:
+    from knightcode._auth.flow import wait_for_code
+
+    async def scenario() -> None:
+        server = CallbackServer(0, "/callback", "s")
+        assert await server.start()
+        waiting = asyncio.ensure_future(wait_for_code(server, _PasteIO(""), "s", timeout=10))
+        async with httpx.AsyncClient() as client:
+            url = f"http://127.0.0.1:{server.port}/callback"
+            await client.get(url, params={"error": "access_denied", "state": "s"})
+        with pytest.raises(LoginError, match="the provider refused: access_denied"):
+            await waiting
+        await server.close()
+
+    asyncio.run(scenario())

@@ -167,6 +167,10 @@ class CallbackServer:
             return 404, "Not found"
         query = parse_qs(url.query)
         if error := _first(query, "error"):
+            # The user denied access (or the provider failed): end the wait, do not time out.
+            pending = self.code is not None and not self.code.done()
+            if pending and self.code is not None and _first(query, "state") == self.state:
+                self.code.set_exception(LoginError(f"the provider refused: {error[:100]}"))
             return 400, f"Login failed: {error}"
         code, state = _first(query, "code"), _first(query, "state")
         if not code:
