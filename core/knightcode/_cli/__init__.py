@@ -15,6 +15,8 @@ SUBCOMMANDS = (
     "install",
     "keys",
     "list",
+    "login",
+    "logout",
     "mcp",
     "remove",
     "sandbox",

@@ -37,6 +37,7 @@ Subcommands:
   knightcode config disable NAME    disable a plugin, e.g. builtin:llama.cpp
   knightcode trust [--revoke]       trust this project's .knightcode/ files
   knightcode doctor [--offline]     check every config file and provider
+  knightcode login PROVIDER         log in (subscription) or store an API key; also logout
 
 \b
 A message that starts with a subcommand's name is sent with '--' first:

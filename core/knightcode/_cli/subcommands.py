@@ -578,9 +578,10 @@ def mcp_logout(name: str) -> None:
 def _add_package_commands() -> None:
     from knightcode._cli.doctor import doctor
     from knightcode._cli.keys import keys
+    from knightcode._cli.login import login, logout
     from knightcode._cli.packages import install, list_packages, remove, update
 
-    for command in (install, remove, update, list_packages, keys, doctor):
+    for command in (install, remove, update, list_packages, keys, doctor, login, logout):
         subcommands.add_command(command)
 
 

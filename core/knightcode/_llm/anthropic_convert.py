@@ -10,8 +10,9 @@ prompt and the last user block with ``cache_control`` unless the request asks fo
 from __future__ import annotations
 
 import re
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, cast
 
+from knightcode._llm.anthropic_oauth import IDENTITY, is_oauth_token, to_claude_code_name
 from knightcode._llm.transform import iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
@@ -273,11 +274,17 @@ def build_anthropic_body(
         "max_tokens": max_tokens,
         "stream": True,
     }
-    if context.system_prompt:
-        system: _Text = {"type": "text", "text": context.system_prompt}
-        if cache_control:
-            system["cache_control"] = cache_control
-        body["system"] = [system]
+    # A subscription token must present Claude Code's identity first (anthropic_oauth.py).
+    identity = [IDENTITY] if is_oauth_token(options.api_key) else []
+    texts = identity + ([context.system_prompt] if context.system_prompt else [])
+    if texts:
+        blocks: list[_Text] = []
+        for text in texts:
+            system: _Text = {"type": "text", "text": text}
+            if cache_control:
+                system["cache_control"] = cache_control
+            blocks.append(system)
+        body["system"] = blocks
     if context.tools:
         body["tools"] = [
             {
@@ -287,8 +294,23 @@ def build_anthropic_body(
             }
             for tool in context.tools
         ]
+    if identity:
+        _claude_code_tool_names(body)
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if thinking_enabled(model, options):
         body["max_tokens"] = add_thinking(model, options, max_tokens, body)
     return body
+
+
+def _claude_code_tool_names(body: dict[str, object]) -> None:
+    """Claude Code's casing for its tool names, in the tools and in earlier tool calls."""
+    for tool in cast("list[dict[str, str]]", body.get("tools") or []):
+        tool["name"] = to_claude_code_name(tool["name"])
+    for message in cast("list[_Message]", body["messages"]):
+        content = message["content"]
+        if message["role"] != "assistant" or isinstance(content, str):
+            continue
+        for block in content:
+            if block["type"] == "tool_use":
+                block["name"] = to_claude_code_name(block["name"])

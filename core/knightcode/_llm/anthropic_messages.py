@@ -16,6 +16,11 @@ import httpx
 
 from knightcode._abort import AbortSignal
 from knightcode._llm.anthropic_convert import build_anthropic_body, thinking_enabled
+from knightcode._llm.anthropic_oauth import (
+    from_claude_code_name,
+    is_oauth_token,
+    oauth_headers,
+)
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
@@ -110,6 +115,18 @@ def _url(model: Model) -> str:
 
 
 def _headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    if model.provider == "github-copilot":
+        # Copilot's Anthropic endpoint takes its token as a bearer token (as the reference).
+        headers = request_headers(model, options, {"authorization": f"Bearer {options.api_key}"})
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        if thinking_enabled(model, options):
+            headers.setdefault("anthropic-beta", "interleaved-thinking-2025-05-14")
+        return headers
+    if is_oauth_token(options.api_key):
+        auth = oauth_headers(options.api_key or "", thinking_enabled(model, options))
+        headers = request_headers(model, options, auth)
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        return headers
     headers = request_headers(model, options, {"x-api-key": options.api_key or ""})
     headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
     if thinking_enabled(model, options):
@@ -137,6 +154,7 @@ async def stream_anthropic_messages(
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:
         body = build_anthropic_body(model, context, options)
+        rename = _tool_renamer(context, options)
         response = await open_stream(
             http, _url(model), _headers(model, options), body, options, signal
         )
@@ -201,7 +219,7 @@ async def stream_anthropic_messages(
                             "signature", ""
                         )
                 elif kind == "content_block_start":
-                    start = _start_block(event, content, blocks, closer, output)
+                    start = _start_block(event, content, blocks, closer, output, rename)
                     if start is not None:
                         yield start
                 elif kind == "content_block_stop":
@@ -243,12 +261,21 @@ async def stream_anthropic_messages(
         await release(body_chunks, http if client is None else None)
 
 
+def _tool_renamer(context: Context, options: StreamOptions) -> Callable[[str], str] | None:
+    """For a subscription token: Claude Code's tool names back to ours (anthropic_oauth.py)."""
+    if not is_oauth_token(options.api_key):
+        return None
+    names = [tool.name for tool in context.tools or ()]
+    return lambda name: from_claude_code_name(name, names)
+
+
 def _start_block(
     event: _Event,
     content: list[AssistantContent],
     blocks: dict[int, int],
     closer: BlockCloser,
     output: AssistantMessage,
+    rename: Callable[[str], str] | None = None,
 ) -> AssistantMessageEvent | None:
     start: _ContentBlock = event.get("content_block") or {}
     kind = start.get("type")
@@ -269,7 +296,7 @@ def _start_block(
         block = {
             "type": "toolCall",
             "id": start.get("id", ""),
-            "name": start.get("name", ""),
+            "name": rename(start.get("name", "")) if rename else start.get("name", ""),
             "arguments": dict(start.get("input") or {}),
         }
     else:

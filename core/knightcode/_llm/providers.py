@@ -280,7 +280,9 @@ def unsupported_api_warnings(specs: Mapping[str, ProviderSpec]) -> list[str]:
             continue
         configs = spec.models.values()
         apis = sorted({api for c in configs if (api := c.api or spec.api)} - set(KNOWN_APIS))
-        if apis:
+        # A built-in provider's API without a client (e.g. openai-codex-responses before its
+        # client exists) is not the user's doing: its models are just unavailable, silently.
+        if apis and not spec.builtin:
             lines.append(
                 f"models.json: providers.{spec.name}: API {', '.join(apis)} is not supported "
                 f"(knightcode speaks {', '.join(KNOWN_APIS)}); its models are unavailable"

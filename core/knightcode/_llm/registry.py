@@ -37,6 +37,8 @@ from typing import cast
 import httpx
 
 from knightcode._abort import AbortSignal
+from knightcode._auth.providers import subscription_specs
+from knightcode._auth.tokens import OAuthTokens
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
 from knightcode._llm.builtin import builtin_providers
@@ -107,6 +109,8 @@ class ModelRegistry(DynamicModels):
         self.auth: AuthStorage | None = (
             AuthStorage(agent_dir / AUTH_FILENAME) if agent_dir else None
         )
+        self.oauth = OAuthTokens(self.auth) if self.auth is not None else None
+        """Subscription logins stored in auth.json (refreshed as requests need them)."""
         self.load_errors: list[str] = []
         """Plugin providers that were skipped, one line each (the caller reports them)."""
         self._plugin_definitions = list(providers)
@@ -131,6 +135,7 @@ class ModelRegistry(DynamicModels):
             name: ProviderSpec.builtin_spec(name, data)
             for name, data in builtin_providers().items()
         }
+        specs.update(subscription_specs(specs))
         self.load_errors = []
         for definition in self._plugin_definitions:
             try:
@@ -311,6 +316,8 @@ class ModelRegistry(DynamicModels):
         if provider in self._runtime_keys or not self.needs_api_key(provider):
             return True
         spec = self._specs[provider]
+        if self.oauth is not None and self.oauth.has(provider):
+            return True
         try:
             if self.auth is not None and self.auth.get(provider) is not None:
                 return True
@@ -386,6 +393,35 @@ class ModelRegistry(DynamicModels):
         if model.kind == "classifier":
             yield _config_error(model, f"{model.ref} is a classifier: use classify(), not a chat")
             return
+        if (
+            self.oauth is not None
+            and options.api_key is None
+            and model.provider not in self._runtime_keys
+            and self.oauth.has(model.provider)
+        ):
+            # A subscription login: its token (refreshed when needed) is the key.
+            from knightcode._auth.requests import stream_with_oauth
+
+            oauth_events = stream_with_oauth(
+                self.oauth,
+                model,
+                context,
+                options,
+                lambda m, o: self._stream_once(m, spec, context, o),
+            )
+            async with contextlib.aclosing(oauth_events):
+                async for event in oauth_events:
+                    yield event
+            return
+        events = self._stream_once(model, spec, context, options)
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _stream_once(
+        self, model: Model, spec: ProviderSpec | None, context: Context, options: StreamOptions
+    ) -> AsyncGenerator[AssistantMessageEvent, None]:
+        """One request with the credentials and headers resolved (see :meth:`stream`)."""
         try:
             prepared = await self._prepare(model, spec, options)
         except ConfigError as exc:
