@@ -1,5 +1,5 @@
-"""The subscription providers: their logins, refreshes, built-in model lists, and what their
-requests need beyond the token.
+"""The subscription providers: their logins, refreshes, and what their requests need beyond the
+token (their models come from the built-in catalogue, :mod:`knightcode._llm.builtin`).
 
 ``anthropic`` is the API provider itself: a subscription token (``sk-ant-oat…``) is sent as a
 bearer token with Claude Code's beta headers and identity (see
@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from knightcode._auth.credentials import OAuthCredentials
-from knightcode._llm.builtin import BuiltinModel, BuiltinProvider
-from knightcode._llm.models_config import ModelConfig
-from knightcode._llm.providers import ProviderSpec
 from knightcode._llm.types import Model, StreamOptions
 
 __all__ = [
     "OAUTH_PROVIDERS",
     "OAuthProvider",
     "apply_credentials",
-    "subscription_specs",
 ]
 
 
@@ -55,73 +51,6 @@ OAUTH_PROVIDERS: dict[str, OAuthProvider] = {
     "openai-codex": OAuthProvider("openai-codex", "ChatGPT Plus/Pro (Codex)", "browser", "codex"),
     "github-copilot": OAuthProvider("github-copilot", "GitHub Copilot", "device", "copilot"),
 }
-
-
-def _model(model_id: str, name: str, context: int, output: int, images: bool) -> BuiltinModel:
-    # Subscriptions are paid by the month: no per-token cost to show.
-    return {
-        "id": model_id,
-        "name": name,
-        "contextWindow": context,
-        "maxTokens": output,
-        "reasoning": True,
-        "input": ["text", "image"] if images else ["text"],
-        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0},
-    }
-
-
-_SPECS: dict[str, BuiltinProvider] = {
-    "openai-codex": {
-        "baseUrl": "https://chatgpt.com/backend-api",
-        "api": "openai-codex-responses",
-        "env": (),
-        "models": [
-            _model("gpt-5.1-codex", "GPT-5.1 Codex", 272000, 128000, True),
-            _model("gpt-5.1-codex-mini", "GPT-5.1 Codex mini", 272000, 128000, True),
-            _model("gpt-5.1", "GPT-5.1", 272000, 128000, True),
-        ],
-    },
-    "github-copilot": {
-        "baseUrl": "https://api.individual.githubcopilot.com",
-        "api": "openai-completions",
-        "env": (),
-        "models": [
-            _model("gpt-4.1", "GPT-4.1", 128000, 16384, True),
-            _model("gpt-5-mini", "GPT-5 mini", 128000, 64000, True),
-            _model("claude-sonnet-4.5", "Claude Sonnet 4.5", 128000, 16000, True),
-        ],
-    },
-}
-
-# The reference's compatibility switches for Copilot's chat completions endpoint.
-_COPILOT_COMPAT: dict[str, object] = {
-    "supportsStore": False,
-    "supportsDeveloperRole": False,
-    "supportsReasoningEffort": False,
-}
-
-
-def subscription_specs(existing: Mapping[str, ProviderSpec]) -> dict[str, ProviderSpec]:
-    """The specs of the subscription-only providers that ``existing`` (the built-in catalogue)
-    does not define already; a catalogue that lists them wins.
-    """
-    specs: dict[str, ProviderSpec] = {}
-    for name, data in _SPECS.items():
-        if name in existing:
-            continue
-        spec = ProviderSpec.builtin_spec(name, data)
-        if name == "github-copilot":
-            # As the reference: Copilot serves Claude 4 models on its Anthropic endpoint.
-            models = {
-                model["id"]: ModelConfig.parse({**model, "api": "anthropic-messages"})
-                for model in data["models"]
-                if model["id"].startswith("claude-")
-            }
-            spec = dataclasses.replace(
-                spec, compat=dict(_COPILOT_COMPAT), models={**spec.models, **models}
-            )
-        specs[name] = spec
-    return specs
 
 
 def apply_credentials(

@@ -37,7 +37,6 @@ from typing import cast
 import httpx
 
 from knightcode._abort import AbortSignal
-from knightcode._auth.providers import subscription_specs
 from knightcode._auth.tokens import OAuthTokens
 from knightcode._errors import ConfigError, UsageError
 from knightcode._llm.anthropic_messages import stream_anthropic_messages
@@ -135,7 +134,6 @@ class ModelRegistry(DynamicModels):
             name: ProviderSpec.builtin_spec(name, data)
             for name, data in builtin_providers().items()
         }
-        specs.update(subscription_specs(specs))
         self.load_errors = []
         for definition in self._plugin_definitions:
             try:
