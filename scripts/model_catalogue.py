@@ -52,7 +52,7 @@ SUPPORTED_APIS = frozenset(
         "anthropic-messages",
         "openai-responses",
         "azure-openai-responses",
-        "openai-codex-responses",  # no client yet: its models are listed but unavailable
+        "openai-codex-responses",
         "google-generative-ai",
         "bedrock-converse-stream",
     }

@@ -98,7 +98,7 @@ def test_copilot_device_login(fake_auth: FakeAuthServer, agent_dir: Path) -> Non
     assert str(entry["refresh"]).startswith("gho_fake")
     assert "proxy-ep=" in str(entry["access"])
     # The account's models were enabled, as the reference does after the login.
-    assert "gpt-4.1" in fake_auth.enabled and "claude-sonnet-4.5" in fake_auth.enabled
+    assert "gpt-5.1" in fake_auth.enabled and "claude-sonnet-4.5" in fake_auth.enabled
     assert stat.S_IMODE((agent_dir / "auth.json").stat().st_mode) == 0o600
     for secret in _secrets(entry):
         assert secret not in out + err

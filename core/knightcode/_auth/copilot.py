@@ -115,6 +115,9 @@ async def login(
     return credentials
 
 
+_ENABLE_CONCURRENCY = 4
+
+
 async def enable_models(credentials: OAuthCredentials, model_ids: Sequence[str]) -> list[str]:
     """Accept each model's policy for the account, as the reference does after a login: some
     models (Claude, Grok) answer "model not supported" until then. Failures are ignored (the
@@ -130,12 +133,17 @@ async def enable_models(credentials: OAuthCredentials, model_ids: Sequence[str])
         "x-interaction-type": "chat-policy",
     }
 
+    # A few at a time: two dozen simultaneous connections get refused by small servers (and
+    # a refused one would silently leave that model disabled).
+    gate = asyncio.Semaphore(_ENABLE_CONCURRENCY)
+
     async def enable(client: httpx.AsyncClient, model_id: str) -> bool:
         url = f"{base}/models/{quote(model_id, safe='')}/policy"
-        try:
-            response = await client.post(url, json={"state": "enabled"}, headers=headers)
-        except httpx.HTTPError:
-            return False
+        async with gate:
+            try:
+                response = await client.post(url, json={"state": "enabled"}, headers=headers)
+            except httpx.HTTPError:
+                return False
         return response.is_success
 
     async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as client:

@@ -54,11 +54,14 @@ class Endpoint:
     :param url: the full ``…/responses`` URL, query included
     :param auth: the credential headers (sent only when there is a key)
     :param model_name: the body's ``model`` (Azure: the deployment name)
+    :param reshape: changes the built body in place before it is sent (the ChatGPT backend's
+        differences from the public API), None for none
     """
 
     url: str
     auth: Mapping[str, str]
     model_name: str
+    reshape: Callable[[dict[str, object], Context], None] | None = None
 
 
 EndpointFor = Callable[[Model, StreamOptions], Endpoint]
@@ -180,6 +183,8 @@ async def stream_responses(
     try:
         target = endpoint(model, options)
         body = build_responses_body(model, context, options, model_name=target.model_name)
+        if target.reshape is not None:
+            target.reshape(body, context)
         headers = request_headers(model, options, target.auth)
         response = await open_stream(http, target.url, headers, body, options, signal)
         yield {"type": "start", "partial": output}

@@ -444,6 +444,10 @@ class ModelRegistry(DynamicModels):
             events = stream_azure_openai_responses(
                 model, context, prepared, client=self._http(), environ=self.environ
             )
+        elif model.api == "openai-codex-responses":
+            from knightcode._llm.openai_codex import stream_openai_codex
+
+            events = stream_openai_codex(model, context, prepared, client=self._http())
         elif model.api == "google-generative-ai":
             # Imported on first use: most runs never need these clients (start-up time).
             from knightcode._llm.google_generative import stream_google_generative

@@ -37,6 +37,7 @@ KNOWN_APIS = (
     "anthropic-messages",
     "openai-responses",
     "azure-openai-responses",
+    "openai-codex-responses",
     "google-generative-ai",
     "bedrock-converse-stream",
 )
