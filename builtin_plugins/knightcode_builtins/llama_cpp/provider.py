@@ -25,7 +25,6 @@ from knightcode import (
     Model,
     ProviderAccess,
     StreamOptions,
-    stream_openai_completions,
 )
 from knightcode_builtins.llama_cpp.connection import Connection, resolve_connection
 from knightcode_builtins.llama_cpp.errors import (
@@ -79,6 +78,9 @@ async def stream(
     router drops about one kept-alive connection in a hundred, and a full agent retry (with its
     back-off) would be a needless wait.
     """
+    # Imported here: loading the plugin (every start, --list-models) must not pay for the client.
+    from knightcode import stream_openai_completions
+
     for attempt in (1, 2):
         started = False
         events = stream_openai_completions(model, context, options)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NotRequired, TypedDict
 
+from knightcode._llm.compat_keys import COMPAT_KEYS
 from knightcode._llm.transform import is_same_model, iter_prepared
 from knightcode._llm.types import Context, Model, StreamOptions
 from knightcode._session.bulk import bulk_allocation
@@ -42,25 +43,6 @@ from knightcode._types.messages import (
 
 __all__ = ["COMPAT_KEYS", "build_openai_body", "resolve_compat"]
 
-COMPAT_KEYS = frozenset(
-    {
-        "maxTokensField",
-        "supportsDeveloperRole",
-        "supportsReasoningEffort",
-        "supportsUsageInStreaming",
-        "supportsStore",
-        "thinkingFormat",
-        "requiresToolResultName",
-        "requiresMistralToolIds",
-        "openRouterRouting",
-        "vercelGatewayRouting",
-        "extraBody",
-        "supportsLongCacheRetention",  # the Responses API client's
-        "requiresReasoningContentOnAssistantMessages",
-        "zaiToolStream",
-    }
-)
-"""The ``compat`` switches this client implements."""
 
 _EFFORT = {
     "minimal": "minimal",

@@ -10,6 +10,7 @@ from pathlib import Path
 from knightcode._config.jsonfile import read_json_object
 from knightcode._config.values import InvalidSetting
 from knightcode._llm.builtin import BuiltinProvider, builtin_models, model_config
+from knightcode._llm.compat_keys import COMPAT_KEYS
 from knightcode._llm.discovery import DiscoveredModels, ProviderAccess
 from knightcode._llm.models_config import (
     CostConfig,
@@ -19,7 +20,6 @@ from knightcode._llm.models_config import (
     parse_model_configs,
     parse_models_file,
 )
-from knightcode._llm.openai_convert import COMPAT_KEYS
 from knightcode._llm.types import KNOWN_APIS, Model, ModelCost
 from knightcode._plugins.definitions import Classifier, ProviderDefinition, ProviderStream
 

@@ -39,12 +39,10 @@ import httpx
 from knightcode._abort import AbortSignal
 from knightcode._auth.tokens import OAuthTokens
 from knightcode._errors import ConfigError, UsageError
-from knightcode._llm.anthropic_messages import stream_anthropic_messages
 from knightcode._llm.builtin import builtin_providers
 from knightcode._llm.discovery import DiscoveredState
 from knightcode._llm.http import make_client
 from knightcode._llm.keys import AUTH_FILENAME, AuthStorage, resolve_config_value
-from knightcode._llm.openai_completions import stream_openai_completions
 from knightcode._llm.providers import (
     ProviderSpec,
     apply_models_file,
@@ -429,12 +427,17 @@ class ModelRegistry(DynamicModels):
             async for event in _plugin_stream(spec.stream, model, context, prepared):
                 yield event
             return
+        # Each client is imported on first use: listing models (--list-models, the model picker)
+        # or a run that speaks one API never pays for the others (start-up time).
         if model.api == "openai-completions":
+            from knightcode._llm.openai_completions import stream_openai_completions
+
             events = stream_openai_completions(model, context, prepared, client=self._http())
         elif model.api == "anthropic-messages":
+            from knightcode._llm.anthropic_messages import stream_anthropic_messages
+
             events = stream_anthropic_messages(model, context, prepared, client=self._http())
         elif model.api == "openai-responses":
-            # Imported on first use: most sessions never speak this API (start-up time).
             from knightcode._llm.openai_responses import stream_openai_responses
 
             events = stream_openai_responses(model, context, prepared, client=self._http())
