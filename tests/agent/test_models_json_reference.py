@@ -86,7 +86,8 @@ def test_thinking_level_map(scripted: Scripted) -> None:
     levels = {"high": "max", "low": None, "off": "none"}
     write_models(scripted, {"models": [model_entry(reasoning=True, thinkingLevelMap=levels)]})
     assert ask(scripted, "--thinking", "high")["reasoning_effort"] == "max"
-    assert "reasoning_effort" not in ask(scripted, "--thinking", "low")
+    # null marks the level unsupported, as in the reference: it is raised to the next one.
+    assert ask(scripted, "--thinking", "low")["reasoning_effort"] == "medium"
     assert ask(scripted, "--thinking", "medium")["reasoning_effort"] == "medium"
     assert ask(scripted, "--thinking", "off")["reasoning_effort"] == "none"
 

@@ -4,12 +4,17 @@ In order: ``--thinking``; for a session that already has entries, the level it r
 it recorded none, ``defaultThinkingLevel``); settings ``modelThinkingLevels`` for the model
 (``"provider/modelId"``); ``defaultThinkingLevel``; and last :data:`DEFAULT_THINKING_LEVEL`.
 A model that does not reason (or no model at all) always starts at ``off``: asking it to think
-would be refused by the provider or silently ignored.
+would be refused by the provider or silently ignored. Any other level is then fitted to the model
+as a model switch fits it (:func:`~knightcode._agent.thinking_switch.clamp_thinking_level`): a
+level its ``thinkingLevelMap`` maps to ``null`` is unsupported, and ``xhigh``/``max`` exist only
+where the map names them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from knightcode._agent.thinking_switch import clamp_thinking_level
 
 if TYPE_CHECKING:
     from knightcode._config.settings import SettingsModel
@@ -36,6 +41,17 @@ def start_thinking_level(
     """
     if not model.reasoning:
         return "off"
+    return clamp_thinking_level(model, _wanted(model, settings, explicit, recorded, resumed))
+
+
+def _wanted(
+    model: Model,
+    settings: SettingsModel,
+    explicit: ThinkingLevel | None,
+    recorded: ThinkingLevel | None,
+    resumed: bool,
+) -> ThinkingLevel:
+    """The level asked for, before it is fitted to the model."""
     if explicit is not None:
         return explicit
     default = settings.default_thinking_level or DEFAULT_THINKING_LEVEL
