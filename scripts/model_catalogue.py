@@ -38,26 +38,14 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from knightcode._llm.openai_convert import COMPAT_KEYS
+from knightcode._llm.compat_keys import COMPAT_KEYS
+from knightcode._llm.types import KNOWN_APIS
 
 __all__ = ["build_catalogue", "main", "parse_js_object", "render"]
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "core" / "knightcode" / "_llm" / "catalogue.json"
 DEFAULT_VERSION = "0.73.1"
-
-SUPPORTED_APIS = frozenset(
-    {
-        "openai-completions",
-        "anthropic-messages",
-        "openai-responses",
-        "azure-openai-responses",
-        "openai-codex-responses",
-        "google-generative-ai",
-        "bedrock-converse-stream",
-    }
-)
-"""APIs whose providers are kept: knightcode speaks them or is about to."""
 
 SKIPPED_PROVIDERS = frozenset({"cloudflare-ai-gateway", "cloudflare-workers-ai"})
 """Base URLs with ``{CLOUDFLARE_ACCOUNT_ID}`` placeholders, which knightcode does not fill in."""
@@ -254,7 +242,7 @@ def build_catalogue(
         for model_id in sorted(table):
             raw = dict(table[model_id])
             api, base_url = API_REPLACEMENTS.get(name, (raw["api"], raw["baseUrl"]))
-            if api not in SUPPORTED_APIS:
+            if api not in KNOWN_APIS:  # an API knightcode has no client for: left out
                 continue
             raw["_api"], raw["_baseUrl"] = api, base_url
             raws.append(raw)

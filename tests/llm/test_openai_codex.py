@@ -85,7 +85,7 @@ async def test_the_next_turn_sends_reasoning_and_calls_back_without_item_ids(
     assert output["call_id"] == function_call["call_id"]
 
 
-async def test_tool_call_reply_shape_is_kept(server: ScriptedServer) -> None:
+async def test_a_tool_call_ends_the_turn_with_tool_use(server: ScriptedServer) -> None:
     server.add(tool_call_reply([tool_call("call_2", "ls", {})]))
     message = await run(server, user_context())
     assert message["stopReason"] == "toolUse"
