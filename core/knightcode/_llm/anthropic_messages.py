@@ -21,6 +21,7 @@ from knightcode._llm.anthropic_oauth import (
     is_oauth_token,
     oauth_headers,
 )
+from knightcode._llm.http import make_client
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
@@ -149,7 +150,7 @@ async def stream_anthropic_messages(
     options = options or StreamOptions()
     output = new_assistant_message(model)
     signal = options.signal or AbortSignal()
-    http = client if client is not None else httpx.AsyncClient()
+    http = client if client is not None else make_client()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:

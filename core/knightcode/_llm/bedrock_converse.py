@@ -23,6 +23,7 @@ from knightcode._abort import AbortSignal
 from knightcode._llm.bedrock_auth import resolve_bedrock_auth
 from knightcode._llm.bedrock_convert import build_bedrock_body
 from knightcode._llm.bedrock_eventstream import EventStreamDecoder
+from knightcode._llm.http import make_client
 from knightcode._llm.streaming import (
     BlockCloser,
     DoneReason,
@@ -119,7 +120,7 @@ async def stream_bedrock_converse(
     options = options or StreamOptions()
     output = new_assistant_message(model)
     signal = options.signal or AbortSignal()
-    http = client if client is not None else httpx.AsyncClient()
+    http = client if client is not None else make_client()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     secret = options.api_key

@@ -19,6 +19,7 @@ import httpx
 
 from knightcode._abort import AbortSignal
 from knightcode._llm.google_convert import build_gemini_body
+from knightcode._llm.http import make_client
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
     BlockCloser,
@@ -122,7 +123,7 @@ async def stream_google_generative(
     options = options or StreamOptions()
     output = new_assistant_message(model)
     signal = options.signal or AbortSignal()
-    http = client if client is not None else httpx.AsyncClient()
+    http = client if client is not None else make_client()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:

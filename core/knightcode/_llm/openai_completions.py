@@ -19,6 +19,7 @@ from typing import TypedDict, cast
 import httpx
 
 from knightcode._abort import AbortSignal
+from knightcode._llm.http import make_client
 from knightcode._llm.openai_convert import build_openai_body
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
@@ -121,7 +122,7 @@ async def stream_openai_completions(
     options = options or StreamOptions()
     output = new_assistant_message(model)
     signal = options.signal or AbortSignal()
-    http = client if client is not None else httpx.AsyncClient()
+    http = client if client is not None else make_client()
     closer = BlockCloser(output)
     body_chunks: AsyncGenerator[bytes, None] | None = None
     try:

@@ -24,6 +24,7 @@ from typing import TypedDict, cast
 import httpx
 
 from knightcode._abort import AbortSignal
+from knightcode._llm.http import make_client
 from knightcode._llm.openai_responses_convert import build_responses_body, text_signature
 from knightcode._llm.sse import iter_sse_data, parse_json
 from knightcode._llm.streaming import (
@@ -177,7 +178,7 @@ async def stream_responses(
     options = options or StreamOptions()
     output = new_assistant_message(model)
     signal = options.signal or AbortSignal()
-    http = client if client is not None else httpx.AsyncClient()
+    http = client if client is not None else make_client()
     body_chunks: AsyncGenerator[bytes, None] | None = None
     reader = _Reader(output)
     try:
